@@ -1,0 +1,172 @@
+"""The selection engine: one object that the pip hooks and the CLI ask.
+
+``VariantEngine.select(project, version, metadata, labels)`` resolves what the
+target supports (:mod:`pip_variants.support`), ranks the labels
+(:mod:`pip_variants.selection`) and applies the user's explicit choice. Pure
+Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .filename import NULL_LABEL
+from .metadata import VariantMetadata
+from .properties import Supported, format_property_set
+from .selection import Preferences, Ranking, Rejection, find_incompatibility, rank_variants
+from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
+
+__all__ = [
+    "VariantSettings",
+    "VariantEngine",
+    "Selection",
+    "VariantError",
+    "VariantLabelNotFound",
+    "StrictVariantError",
+    "canonical_name",
+    "parse_forced",
+]
+
+
+class VariantError(Exception):
+    """A user-facing variant error (pip reports it without a traceback)."""
+
+
+class VariantLabelNotFound(VariantError):
+    def __init__(self, project: str, version: str, label: str, available: Sequence[str]) -> None:
+        offered = ", ".join(sorted(available)) or "none"
+        super().__init__(
+            f"{project} {version} has no variant labelled {label!r} "
+            f"(requested with --variant {project}={label}); available labels: {offered}"
+        )
+        self.project, self.version, self.label, self.available = project, version, label, tuple(available)
+
+
+def canonical_name(name: str) -> str:
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
+
+
+def parse_forced(items: Iterable[str]) -> Dict[str, str]:
+    """``["torch=cu128", "numpy=x86_64_v3"]`` -> ``{"torch": "cu128", ...}``."""
+    from .filename import LABEL_RE
+
+    out: Dict[str, str] = {}
+    for item in items:
+        for word in item.split():
+            name, sep, label = word.partition("=")
+            if not sep or not name or not LABEL_RE.match(label):
+                raise VariantError(
+                    f"invalid --variant value {word!r}: expected NAME=LABEL, e.g. torch=cu128"
+                )
+            out[canonical_name(name)] = label
+    return out
+
+
+@dataclass(frozen=True)
+class VariantSettings:
+    enabled: bool = True
+    forced: Mapping[str, str] = field(default_factory=dict)
+    preferences: Preferences = Preferences()
+    excluded: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    support: SupportSettings = SupportSettings()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome for one release: the labels to try, best first."""
+
+    project: str
+    version: str
+    metadata: VariantMetadata
+    ranking: Ranking
+    supported: Supported
+    answers: Tuple[NamespaceSupport, ...]
+    forced: Optional[str] = None
+    forced_problem: Optional[Rejection] = None
+
+    @property
+    def order(self) -> Tuple[str, ...]:
+        return (self.forced,) if self.forced is not None else self.ranking.order
+
+    @property
+    def rejected(self) -> Mapping[str, Rejection]:
+        if self.forced is None:
+            return self.ranking.rejected
+        others = {l: r for l, r in self.ranking.rejected.items() if l != self.forced}
+        for label in self.ranking.order:
+            if label != self.forced:
+                others[label] = Rejection(label, "excluded", detail=f"--variant chose {self.forced!r}")
+        return others
+
+    def allows(self, label: str) -> bool:
+        return label in self.order
+
+    def rank(self, label: Optional[str]) -> int:
+        """Sort value for pip: higher is better; non-variant 0; a label not allowed -1."""
+        if label is None:
+            return 0
+        order = self.order
+        if label not in order:
+            return -1
+        return 1 + len(order) - order.index(label)
+
+    @property
+    def notices(self) -> Tuple[str, ...]:
+        return tuple(a.notice for a in self.answers if a.notice)
+
+    def describe(self, label: str) -> str:
+        """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``."""
+        props = self.metadata.variants.get(label, {})
+        shown = format_property_set(props)
+        if label == NULL_LABEL:
+            why = "the null variant: no other variant fits this machine"
+        else:
+            why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
+        extra = " (chosen with --variant)" if self.forced == label else ""
+        return f"{self.project} {self.version}: variant {label} ({why}){extra}"
+
+
+class VariantEngine:
+    def __init__(self, settings: VariantSettings = VariantSettings(),
+                 plugin_installer: Optional[PluginInstaller] = None) -> None:
+        self.settings = settings
+        self.resolver = SupportResolver(settings.support, plugin_installer)
+
+    def supported_for(self, metadata: VariantMetadata) -> Tuple[Supported, Tuple[NamespaceSupport, ...]]:
+        supported, answers = self.resolver.supported_for(metadata)
+        return supported, tuple(answers)
+
+    def select(self, project: str, version: str, metadata: VariantMetadata,
+               labels: Optional[Iterable[str]] = None) -> Selection:
+        """Rank ``labels`` (default: all in the metadata) for this target.
+
+        Raises :class:`VariantLabelNotFound` when ``--variant`` names a label
+        the release does not have, and :class:`StrictVariantError` in strict mode.
+        """
+        labels = list(metadata.variants) if labels is None else list(labels)
+        supported, answers = self.supported_for(metadata)
+        name = canonical_name(project)
+        ranking = rank_variants(
+            metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())
+        )
+        forced = self.settings.forced.get(name)
+        problem = None
+        if forced is not None:
+            if forced not in metadata.variants or forced not in labels:
+                available = [l for l in labels if l in metadata.variants]
+                raise VariantLabelNotFound(project, version, forced, available)
+            problem = find_incompatibility(forced, metadata.variants[forced], supported)
+        return Selection(project, version, metadata, ranking, supported, answers, forced, problem)
+
+    def check_wheel(self, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
+        """Is a single local variant wheel usable here? ``None`` when it is."""
+        forced = self.settings.forced
+        supported, _ = self.supported_for(metadata)
+        if label not in metadata.variants:
+            return Rejection(label, "invalid", detail=metadata.invalid_labels.get(label, "label not described"))
+        if label in forced.values():
+            return None
+        return find_incompatibility(label, metadata.variants[label], supported)

@@ -1,0 +1,634 @@
+"""Variant metadata: ``{name}-{version}-variants.json`` and ``*.dist-info/variant.json``.
+
+Every format in use is read into one model, :class:`VariantMetadata`:
+
+========  =====================================================================
+0.0.2     PEP 817 era: ``providers`` with ``plugin-use``; static data in
+          ``default-priorities.feature/property``
+0.0.3     PEP 817 / variantlib 0.0.3: ``install-time``, ``enable-if``,
+          top-level ``static-properties``
+0.1.0     PEP 825 (Feb-Aug 2026): no ``providers``; priority overrides kept
+0.1.1     PEP 825: no ``providers``; only ``default-priorities.namespace``
+0.2.0     Providers PEP: ``providers.{ns}`` with ``requires``/``plugin-api``,
+          ``static-properties`` + ``feature-order``, ``builtin``, ``optional``
+========  =====================================================================
+
+Imports nothing from pip. Errors name the file or URL (``source``) and the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
+from .properties import (
+    FEATURE_RE,
+    NAMESPACE_RE,
+    VALUE_RE,
+    PropertySet,
+)
+
+__all__ = [
+    "MAX_METADATA_BYTES",
+    "SCHEMA_URLS",
+    "SUPPORTED_VERSIONS",
+    "ABI_DEPENDENCY",
+    "InvalidVariantMetadata",
+    "UnsupportedSchemaVersion",
+    "ProviderInfo",
+    "VariantMetadata",
+    "schema_version",
+    "parse_metadata",
+    "load_metadata",
+    "load_wheel_metadata",
+    "find_variant_json",
+    "check_consistency",
+    "merge_metadata",
+    "to_json_dict",
+    "dumps",
+]
+
+#: Larger files are refused: real ones (torch, numpy) are a few kB.
+MAX_METADATA_BYTES = 2 * 1024 * 1024
+ABI_DEPENDENCY = "abi_dependency"
+
+Version = Tuple[int, int, int]
+SUPPORTED_VERSIONS: Tuple[Version, ...] = ((0, 0, 2), (0, 0, 3), (0, 1, 0), (0, 1, 1), (0, 2, 0))
+SCHEMA_URLS: Dict[Version, str] = {
+    (0, 0, 2): "https://variants-schema.wheelnext.dev/v0.0.2.json",
+    (0, 0, 3): "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    (0, 1, 0): "https://variants-schema.wheelnext.dev/peps/825/v0.1.0.json",
+    (0, 1, 1): "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+    (0, 2, 0): "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json",
+}
+
+_SCHEMA_VERSION_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)\.json$")
+_PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?$")
+_PROVIDER_KEYS_020 = {"requires", "plugin-api", "static-properties", "feature-order", "builtin", "optional"}
+_PROVIDER_KEYS_00X = {"requires", "plugin-api", "enable-if", "install-time", "optional", "plugin-use"}
+
+
+class InvalidVariantMetadata(ValueError):
+    """Variant metadata breaks its schema (PEP 817/825, Providers PEP).
+
+    PEP 825 asks installers to degrade gracefully: callers ignore the release's
+    variant wheels and keep its other wheels.
+    """
+
+    def __init__(self, source: str, message: str) -> None:
+        super().__init__(f"{source}: {message}")
+        self.source = source
+        self.message = message
+
+
+class UnsupportedSchemaVersion(InvalidVariantMetadata):
+    """``$schema`` names a format version this release cannot read (PEP 825: MUST reject)."""
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """How one namespace's supported properties are obtained.
+
+    Exactly one kind applies: ``static`` (``static_properties`` given, possibly
+    from a 0.0.x ahead-of-time entry), ``plugin`` (``requires`` / ``plugin_api``),
+    ``builtin`` (``{"builtin": "abi_dependency"}``), or ``unspecified`` (PEP
+    825 0.1.x files have no provider table: the installer's registry decides).
+    """
+
+    namespace: str
+    requires: Tuple[str, ...] = ()
+    plugin_api: Optional[str] = None
+    static_properties: Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]] = None
+    optional: bool = False
+    enable_if: Optional[str] = None
+    builtin: Optional[str] = None
+
+    @property
+    def kind(self) -> str:
+        if self.builtin is not None:
+            return "builtin"
+        if self.static_properties is not None:
+            return "static"
+        if self.requires or self.plugin_api:
+            return "plugin"
+        return "unspecified"
+
+
+@dataclass(frozen=True)
+class VariantMetadata:
+    """One release's combined variant metadata, whatever format it came in."""
+
+    source: str
+    schema: Version
+    namespaces: Tuple[str, ...]
+    variants: Mapping[str, PropertySet]
+    providers: Mapping[str, ProviderInfo] = field(default_factory=dict)
+    feature_priorities: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    property_priorities: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
+    #: labels whose entry is unusable (e.g. a non-null label with no properties)
+    invalid_labels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def schema_url(self) -> str:
+        return SCHEMA_URLS.get(self.schema, "")
+
+    def provider(self, namespace: str) -> ProviderInfo:
+        return self.providers.get(namespace) or ProviderInfo(namespace)
+
+    @property
+    def used_namespaces(self) -> Tuple[str, ...]:
+        seen: List[str] = []
+        for props in self.variants.values():
+            for ns in props:
+                if ns not in seen:
+                    seen.append(ns)
+        return tuple(seen)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") -> Version:
+    """The format version of a parsed document (WHEEL-VARIANTS.md §10.1)."""
+    url = data.get("$schema")
+    if url is not None and not isinstance(url, str):
+        raise InvalidVariantMetadata(source, "'$schema' must be a string")
+    m = _SCHEMA_VERSION_RE.search(url or "")
+    if m:
+        version = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if version not in SUPPORTED_VERSIONS:
+            known = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
+            raise UnsupportedSchemaVersion(
+                source,
+                f"unsupported variant metadata format {'.'.join(map(str, version))} "
+                f"(from $schema {url!r}); this pip-variants reads {known}. "
+                "Upgrade pip-variants to install this release's variant wheels.",
+            )
+        return version
+    return _sniff_version(data)
+
+
+def _sniff_version(data: Mapping[str, Any]) -> Version:
+    providers = data.get("providers")
+    if not isinstance(providers, Mapping):
+        prio = data.get("default-priorities")
+        if isinstance(prio, Mapping) and ("feature" in prio or "property" in prio):
+            return (0, 1, 0)
+        return (0, 1, 1)
+    entries = [e for e in providers.values() if isinstance(e, Mapping)]
+    if any("plugin-use" in e for e in entries):
+        return (0, 0, 2)
+    if any("install-time" in e or "enable-if" in e for e in entries) or "static-properties" in data:
+        return (0, 0, 3)
+    if any(k in e for e in entries for k in ("static-properties", "feature-order", "builtin")):
+        return (0, 2, 0)
+    # An unversioned or missing $schema with a providers table: the mid-2025 format.
+    return (0, 0, 2)
+
+
+class _Reader:
+    def __init__(self, source: str, version: Version) -> None:
+        self.source = source
+        self.version = version
+
+    def fail(self, message: str) -> "InvalidVariantMetadata":
+        return InvalidVariantMetadata(self.source, message)
+
+    def mapping(self, value: Any, where: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(f"{where} must be an object, got {type(value).__name__}")
+        return value
+
+    def str_list(self, value: Any, where: str, regex: "re.Pattern[str]" = None, allow_empty: bool = False) -> Tuple[str, ...]:
+        if isinstance(value, str) and self.version <= (0, 0, 2):
+            value = [value]  # very old files map a feature to a bare string
+        if not isinstance(value, list):
+            raise self.fail(f"{where} must be a list, got {type(value).__name__}")
+        if not value and not allow_empty:
+            raise self.fail(f"{where} must not be empty")
+        out: List[str] = []
+        for item in value:
+            if not isinstance(item, str):
+                raise self.fail(f"{where} must hold strings, got {item!r}")
+            if regex is not None and not regex.match(item):
+                raise self.fail(f"{where}: {item!r} does not match {regex.pattern}")
+            if item in out:
+                raise self.fail(f"{where}: duplicate {item!r}")
+            out.append(item)
+        return tuple(out)
+
+    def name(self, value: str, regex: "re.Pattern[str]", where: str) -> str:
+        if not regex.match(value):
+            raise self.fail(f"{where}: {value!r} does not match {regex.pattern}")
+        return value
+
+
+def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMetadata:
+    """Validate a decoded JSON document and read it into :class:`VariantMetadata`."""
+    if not isinstance(data, Mapping):
+        raise InvalidVariantMetadata(source, f"top level must be an object, got {type(data).__name__}")
+    version = schema_version(data, source)
+    r = _Reader(source, version)
+
+    if "default-priorities" not in data:
+        raise r.fail("missing required key 'default-priorities'")
+    prio = r.mapping(data["default-priorities"], "'default-priorities'")
+    if "namespace" not in prio:
+        raise r.fail("missing required key 'default-priorities.namespace'")
+    namespaces = r.str_list(prio["namespace"], "'default-priorities.namespace'", NAMESPACE_RE)
+
+    feature_prio: Dict[str, Tuple[str, ...]] = {}
+    property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+    if "feature" in prio:
+        for ns, feats in r.mapping(prio["feature"], "'default-priorities.feature'").items():
+            r.name(ns, NAMESPACE_RE, "'default-priorities.feature'")
+            feature_prio[ns] = r.str_list(feats, f"'default-priorities.feature.{ns}'", FEATURE_RE, allow_empty=True)
+    if "property" in prio:
+        for ns, feats in r.mapping(prio["property"], "'default-priorities.property'").items():
+            r.name(ns, NAMESPACE_RE, "'default-priorities.property'")
+            for feat, values in r.mapping(feats, f"'default-priorities.property.{ns}'").items():
+                r.name(feat, FEATURE_RE, f"'default-priorities.property.{ns}'")
+                property_prio.setdefault(ns, {})[feat] = r.str_list(
+                    values, f"'default-priorities.property.{ns}.{feat}'", VALUE_RE, allow_empty=True
+                )
+
+    if "variants" not in data:
+        raise r.fail("missing required key 'variants'")
+    variants, invalid_labels = _read_variants(r, r.mapping(data["variants"], "'variants'"))
+
+    for label, props in variants.items():
+        for ns in props:
+            if ns not in namespaces and ns != ABI_DEPENDENCY:
+                raise r.fail(
+                    f"variant {label!r} uses namespace {ns!r}, which is missing from "
+                    "'default-priorities.namespace'"
+                )
+
+    providers: Dict[str, ProviderInfo] = {}
+    if version >= (0, 2, 0):
+        providers = _read_providers_020(r, data, namespaces)
+    elif version < (0, 1, 0):
+        providers = _read_providers_00x(r, data, namespaces, feature_prio, property_prio)
+    # 0.1.x carries no provider information: the installer's registry decides.
+
+    return VariantMetadata(
+        source=source,
+        schema=version,
+        namespaces=namespaces,
+        variants=variants,
+        providers=providers,
+        feature_priorities=feature_prio,
+        property_priorities=property_prio,
+        invalid_labels=invalid_labels,
+    )
+
+
+def _read_variants(r: _Reader, raw: Mapping[str, Any]) -> Tuple[Dict[str, PropertySet], Dict[str, str]]:
+    variants: Dict[str, PropertySet] = {}
+    invalid: Dict[str, str] = {}
+    for label, props in raw.items():
+        if not isinstance(label, str) or not LABEL_RE.match(label):
+            raise r.fail(f"variant label {label!r} does not match {LABEL_RE.pattern}")
+        where = f"'variants.{label}'"
+        entry: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+        for ns, feats in r.mapping(props, where).items():
+            # The 0.0.x schemas let '.' into these keys; the property grammar never did.
+            r.name(ns, NAMESPACE_RE, where)
+            for feat, values in r.mapping(feats, f"{where}.{ns}").items():
+                r.name(feat, FEATURE_RE, f"{where}.{ns}")
+                entry.setdefault(ns, {})[feat] = tuple(
+                    sorted(r.str_list(values, f"{where}.{ns}.{feat}", VALUE_RE))
+                )
+        if label == NULL_LABEL and entry:
+            raise r.fail("the 'null' variant must have no properties")
+        if label != NULL_LABEL and not entry:
+            invalid[label] = "a variant other than 'null' must declare at least one property"
+            continue
+        variants[label] = entry
+    return variants, invalid
+
+
+def _static_list(
+    r: _Reader, raw: Any, where: str, order: Sequence[str] = ()
+) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    feats = r.mapping(raw, where)
+    for f in feats:
+        r.name(f, FEATURE_RE, where)
+    ordered = [f for f in order if f in feats] + [f for f in feats if f not in order]
+    return tuple((f, r.str_list(feats[f], f"{where}.{f}", VALUE_RE, allow_empty=True)) for f in ordered)
+
+
+def _requires(r: _Reader, raw: Any, where: str) -> Tuple[str, ...]:
+    reqs = r.str_list(raw, where, allow_empty=True)
+    if any(not item.strip() for item in reqs):
+        raise r.fail(f"{where}: entries must not be empty")
+    return reqs
+
+
+def _plugin_api(r: _Reader, raw: Any, where: str) -> str:
+    if not isinstance(raw, str) or not _PLUGIN_API_RE.match(raw):
+        raise r.fail(f"{where}: {raw!r} is not an object reference 'module(:attr)'")
+    return raw
+
+
+def _read_providers_020(r: _Reader, data: Mapping[str, Any], namespaces: Sequence[str]) -> Dict[str, ProviderInfo]:
+    if "providers" not in data:
+        raise r.fail("missing required key 'providers' (format 0.2.0)")
+    raw = r.mapping(data["providers"], "'providers'")
+    if set(raw) != set(namespaces):
+        raise r.fail(
+            "'providers' keys must equal 'default-priorities.namespace': "
+            f"{sorted(raw)} != {sorted(namespaces)}"
+        )
+    out: Dict[str, ProviderInfo] = {}
+    for ns, entry in raw.items():
+        where = f"'providers.{ns}'"
+        entry = r.mapping(entry, where)
+        unknown = set(entry) - _PROVIDER_KEYS_020
+        if unknown:
+            raise r.fail(f"{where}: unknown keys {sorted(unknown)} (format 0.2.0)")
+        kinds = [k for k in ("requires", "static-properties", "builtin") if k in entry]
+        if len(kinds) != 1:
+            raise r.fail(f"{where} must have exactly one of 'requires', 'static-properties', 'builtin'")
+        optional = entry.get("optional", False)
+        if not isinstance(optional, bool):
+            raise r.fail(f"{where}.optional must be a boolean")
+        if "plugin-api" in entry and kinds != ["requires"]:
+            raise r.fail(f"{where}: 'plugin-api' is only allowed with 'requires'")
+        if "feature-order" in entry and kinds != ["static-properties"]:
+            raise r.fail(f"{where}: 'feature-order' is only allowed with 'static-properties'")
+        kind = kinds[0]
+        if kind == "requires":
+            requires = _requires(r, entry["requires"], f"{where}.requires")
+            if not requires:
+                raise r.fail(f"{where}.requires must not be empty")
+            api = _plugin_api(r, entry["plugin-api"], f"{where}.plugin-api") if "plugin-api" in entry else None
+            out[ns] = ProviderInfo(ns, requires=requires, plugin_api=api, optional=optional)
+        elif kind == "static-properties":
+            statics = r.mapping(entry["static-properties"], f"{where}.static-properties")
+            order: Tuple[str, ...] = ()
+            if "feature-order" in entry:
+                order = r.str_list(entry["feature-order"], f"{where}.feature-order", FEATURE_RE)
+                if set(order) != set(statics):
+                    raise r.fail(f"{where}.feature-order must list each static feature exactly once")
+            elif len(statics) > 1:
+                raise r.fail(f"{where}: 'feature-order' is required with more than one static feature")
+            out[ns] = ProviderInfo(
+                ns, static_properties=_static_list(r, statics, f"{where}.static-properties", order), optional=optional
+            )
+        else:
+            builtin = entry["builtin"]
+            if not isinstance(builtin, str) or not builtin:
+                raise r.fail(f"{where}.builtin must be a non-empty string")
+            out[ns] = ProviderInfo(ns, builtin=builtin, optional=optional)
+    return out
+
+
+def _read_providers_00x(
+    r: _Reader,
+    data: Mapping[str, Any],
+    namespaces: Sequence[str],
+    feature_prio: Mapping[str, Tuple[str, ...]],
+    property_prio: Mapping[str, Mapping[str, Tuple[str, ...]]],
+) -> Dict[str, ProviderInfo]:
+    if "providers" not in data:
+        raise r.fail("missing required key 'providers'")
+    raw = r.mapping(data["providers"], "'providers'")
+    top_static = r.mapping(data.get("static-properties", {}), "'static-properties'")
+    out: Dict[str, ProviderInfo] = {}
+    for ns, entry in raw.items():
+        where = f"'providers.{ns}'"
+        if ns == ABI_DEPENDENCY:
+            raise r.fail(f"{where}: the reserved namespace {ABI_DEPENDENCY!r} must not have a provider")
+        r.name(ns, NAMESPACE_RE, "'providers'")
+        entry = r.mapping(entry, where)
+        # PEP 817: tools MUST ignore unknown keys.
+        requires = _requires(r, entry.get("requires", []), f"{where}.requires")
+        api = _plugin_api(r, entry["plugin-api"], f"{where}.plugin-api") if "plugin-api" in entry else None
+        optional = entry.get("optional", False)
+        if not isinstance(optional, bool):
+            raise r.fail(f"{where}.optional must be a boolean")
+        enable_if = entry.get("enable-if")
+        if enable_if is not None:
+            if not isinstance(enable_if, str) or not enable_if.strip():
+                raise r.fail(f"{where}.enable-if must be a non-empty marker string")
+            _check_marker(r, enable_if, f"{where}.enable-if")
+        if r.version == (0, 0, 2):
+            use = entry.get("plugin-use", "all")
+            if use not in ("none", "build", "all"):
+                raise r.fail(f"{where}.plugin-use must be 'none', 'build' or 'all'")
+            install_time = use == "all"
+        else:
+            install_time = entry.get("install-time", True)
+            if not isinstance(install_time, bool):
+                raise r.fail(f"{where}.install-time must be a boolean")
+        if install_time:
+            if not requires and api is None:
+                raise r.fail(f"{where}.requires must not be empty for an install-time provider")
+            out[ns] = ProviderInfo(ns, requires=requires, plugin_api=api, optional=optional, enable_if=enable_if)
+            continue
+        if r.version == (0, 0, 2):
+            feats = feature_prio.get(ns, tuple(property_prio.get(ns, {})))
+            statics = tuple((f, tuple(property_prio.get(ns, {}).get(f, ()))) for f in feats)
+        else:
+            if ns not in top_static:
+                raise r.fail(f"'static-properties.{ns}' is required for ahead-of-time provider {ns!r}")
+            statics = _static_list(r, top_static[ns], f"'static-properties.{ns}'", feature_prio.get(ns, ()))
+        out[ns] = ProviderInfo(ns, static_properties=statics, optional=optional, enable_if=enable_if)
+    return out
+
+
+def _check_marker(r: _Reader, text: str, where: str) -> None:
+    try:
+        from packaging.markers import InvalidMarker, Marker
+    except ImportError:  # pragma: no cover - packaging is a dependency
+        return
+    try:
+        Marker(text)
+    except InvalidMarker as exc:
+        raise r.fail(f"{where}: invalid marker {text!r}: {exc}") from None
+
+
+def load_metadata(content: Union[bytes, str], source: str) -> VariantMetadata:
+    """Decode and read a ``variants.json`` / ``variant.json`` document."""
+    if len(content) > MAX_METADATA_BYTES:
+        raise InvalidVariantMetadata(
+            source, f"file is {len(content)} bytes, over the {MAX_METADATA_BYTES}-byte limit"
+        )
+    if isinstance(content, bytes):
+        try:
+            content = content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidVariantMetadata(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        data = json.loads(content)
+    except RecursionError:
+        raise InvalidVariantMetadata(source, "JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidVariantMetadata(source, f"not valid JSON: {exc}") from None
+    try:
+        return parse_metadata(data, source)
+    except RecursionError:
+        raise InvalidVariantMetadata(source, "JSON nested too deeply") from None
+
+
+def find_variant_json(names: Iterable[str]) -> Optional[str]:
+    """The ``*.dist-info/variant.json`` member among a wheel's names."""
+    for name in names:
+        parts = name.split("/")
+        if len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] == "variant.json":
+            return name
+    return None
+
+
+def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source: Optional[str] = None) -> VariantMetadata:
+    """Read a variant wheel's ``variant.json``; it must describe exactly ``label`` (WM-2)."""
+    zf = wheel if isinstance(wheel, zipfile.ZipFile) else zipfile.ZipFile(wheel)
+    src = source or str(getattr(zf, "filename", wheel))
+    try:
+        member = find_variant_json(zf.namelist())
+        if member is None:
+            raise InvalidVariantMetadata(src, "variant wheel has no *.dist-info/variant.json")
+        info = zf.getinfo(member)
+        if info.file_size > MAX_METADATA_BYTES:
+            raise InvalidVariantMetadata(src, f"{member} is over the {MAX_METADATA_BYTES}-byte limit")
+        md = load_metadata(zf.read(member), f"{src}!{member}")
+    finally:
+        if zf is not wheel:
+            zf.close()
+    labels = list(md.variants) + list(md.invalid_labels)
+    if labels != [label]:
+        raise InvalidVariantMetadata(
+            md.source, f"must describe exactly the filename's label {label!r}, found {labels}"
+        )
+    return md
+
+
+# ----------------------------------------------------------------------- consistency
+
+
+def _is_prefix(a: Sequence[str], b: Sequence[str]) -> bool:
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return tuple(long_[: len(short)]) == tuple(short)
+
+
+def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str) -> Optional[str]:
+    """Why a wheel's ``variant.json`` disagrees with the index file, or ``None`` (IX-3, PV-5)."""
+    if not _is_prefix(index.namespaces, wheel.namespaces):
+        return (
+            f"namespace priorities differ: wheel {list(wheel.namespaces)} vs index {list(index.namespaces)}"
+        )
+    if label not in wheel.variants:
+        return f"wheel metadata does not describe label {label!r}"
+    if index.variants.get(label) != wheel.variants[label]:
+        return f"label {label!r} has different properties in the wheel and in the index file"
+    if index.providers and wheel.providers:
+        for ns in wheel.variants[label]:
+            if ns in index.providers and ns in wheel.providers and index.providers[ns] != wheel.providers[ns]:
+                return f"provider for namespace {ns!r} differs between the wheel and the index file"
+    return None
+
+
+def merge_metadata(parts: Sequence[VariantMetadata], source: str) -> VariantMetadata:
+    """Combine per-wheel metadata into release metadata (PEP 825 step 5; IX-3/IX-4)."""
+    if not parts:
+        raise InvalidVariantMetadata(source, "nothing to merge")
+    namespaces: Tuple[str, ...] = ()
+    variants: Dict[str, PropertySet] = {}
+    providers: Dict[str, ProviderInfo] = {}
+    feature_prio: Dict[str, Tuple[str, ...]] = {}
+    property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+    invalid: Dict[str, str] = {}
+    for md in parts:
+        if not _is_prefix(namespaces, md.namespaces):
+            raise InvalidVariantMetadata(
+                source,
+                f"{md.source}: namespace priorities {list(md.namespaces)} conflict with {list(namespaces)}",
+            )
+        if len(md.namespaces) > len(namespaces):
+            namespaces = md.namespaces
+        for label, props in md.variants.items():
+            if label in variants and variants[label] != props:
+                raise InvalidVariantMetadata(source, f"{md.source}: label {label!r} has conflicting properties")
+            variants[label] = props
+        for ns, info in md.providers.items():
+            if ns in providers and providers[ns] != info:
+                raise InvalidVariantMetadata(source, f"{md.source}: provider for {ns!r} conflicts")
+            providers[ns] = info
+        for ns, feats in md.feature_priorities.items():
+            feature_prio.setdefault(ns, feats)
+        for ns, feats in md.property_priorities.items():
+            for f, vals in feats.items():
+                property_prio.setdefault(ns, {}).setdefault(f, vals)
+        invalid.update(md.invalid_labels)
+    schema = max(md.schema for md in parts)
+    return VariantMetadata(
+        source=source,
+        schema=schema,
+        namespaces=namespaces,
+        variants=variants,
+        providers=providers,
+        feature_priorities=feature_prio,
+        property_priorities=property_prio,
+        invalid_labels=invalid,
+    )
+
+
+# ------------------------------------------------------------------------- writing
+
+
+def _provider_to_json(info: ProviderInfo) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    if info.builtin is not None:
+        out["builtin"] = info.builtin
+    elif info.static_properties is not None:
+        out["static-properties"] = {f: list(v) for f, v in info.static_properties}
+        if len(info.static_properties) > 1:
+            out["feature-order"] = [f for f, _ in info.static_properties]
+    else:
+        out["requires"] = list(info.requires)
+        if info.plugin_api is not None:
+            out["plugin-api"] = info.plugin_api
+    if info.optional:
+        out["optional"] = True
+    return out
+
+
+def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
+    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels)."""
+    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
+    prio: Dict[str, Any] = {"namespace": list(md.namespaces)}
+    if md.feature_priorities:
+        prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
+    if md.property_priorities:
+        prio["property"] = {
+            ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
+        }
+    providers = {ns: _provider_to_json(md.provider(ns)) for ns in md.namespaces}
+    for ns, entry in providers.items():
+        if not entry:
+            raise InvalidVariantMetadata(md.source, f"no provider information for namespace {ns!r}")
+    return {
+        "$schema": SCHEMA_URLS[(0, 2, 0)],
+        "default-priorities": prio,
+        "providers": providers,
+        "variants": {
+            label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
+            for label in sorted(keep)
+        },
+    }
+
+
+def dumps(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> str:
+    return json.dumps(to_json_dict(md, labels), indent=2, sort_keys=False) + "\n"
+
+
+def warn_long_labels(md: VariantMetadata) -> List[str]:
+    """Labels over 16 characters in 0.0.x metadata (valid under PEP 825; worth a warning)."""
+    if md.schema >= (0, 1, 0):
+        return []
+    return [l for l in md.variants if len(l) > LEGACY_LABEL_LENGTH]

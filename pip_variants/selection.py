@@ -1,0 +1,201 @@
+"""Variant selection: compatibility and ordering (PEP 825 §Variant ordering).
+
+Given a release's :class:`~pip_variants.metadata.VariantMetadata` and what the
+target supports (``{namespace: {feature: (value, ...)}}``, best first), this
+module filters and ranks the labels. Pure and deterministic; imports no pip.
+
+Ranking: compatible variants by their sorted best-value keys
+``(namespace index, feature index, value index)``; a key list that extends
+another wins; exact ties go to the lexically smaller label. ``null`` (no
+properties) therefore comes last among the variants, and the non-variant
+wheels come after it (that last step is the caller's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .filename import NULL_LABEL
+from .metadata import ABI_DEPENDENCY, VariantMetadata
+from .properties import PropertySet, Supported
+
+__all__ = [
+    "Preferences",
+    "Rejection",
+    "Ranking",
+    "find_incompatibility",
+    "rank_variants",
+    "orders_for",
+]
+
+_INF = float("inf")
+_LAST = ((_INF, _INF, _INF),)
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """User ordering overrides (variantlib's ``variants.toml`` shape).
+
+    They reorder the compatible set only; they never make a variant compatible.
+    """
+
+    namespaces: Tuple[str, ...] = ()
+    features: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    properties: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a label is not installable here."""
+
+    label: str
+    reason: str  # "unsupported", "not-in-metadata", "invalid", "excluded"
+    namespace: str = ""
+    feature: str = ""
+    declared: Tuple[str, ...] = ()
+    supported: Tuple[str, ...] = ()
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.reason != "unsupported":
+            return self.detail or self.reason
+        needs = " or ".join(f"{self.namespace} :: {self.feature} :: {v}" for v in self.declared)
+        if self.supported:
+            shown = ", ".join(self.supported[:6]) + (", ..." if len(self.supported) > 6 else "")
+            have = f"this machine supports {shown}"
+        else:
+            have = self.detail or f"this machine supports no '{self.namespace} :: {self.feature}'"
+        return f"needs {needs}; {have}"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Compatible labels best first (``null`` last if present) and the rejected ones."""
+
+    order: Tuple[str, ...]
+    rejected: Mapping[str, Rejection]
+
+    def position(self, label: str) -> Optional[int]:
+        try:
+            return self.order.index(label)
+        except ValueError:
+            return None
+
+    @property
+    def best(self) -> Optional[str]:
+        return self.order[0] if self.order else None
+
+
+def find_incompatibility(label: str, props: PropertySet, supported: Supported) -> Optional[Rejection]:
+    """The first declared feature none of whose values is supported, or ``None``.
+
+    PR-1: every declared feature needs at least one supported value (AND across
+    features, OR within one). A variant with no properties is always compatible.
+    """
+    for ns, features in props.items():
+        ns_supported = supported.get(ns, {})
+        for feature, values in features.items():
+            have = tuple(ns_supported.get(feature, ()))
+            if not set(values) & set(have):
+                return Rejection(label, "unsupported", ns, feature, tuple(values), have)
+    return None
+
+
+def _merged(*orders: Iterable[str]) -> List[str]:
+    out: List[str] = []
+    for order in orders:
+        for item in order:
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def orders_for(
+    metadata: VariantMetadata, supported: Supported, prefs: Preferences = Preferences()
+) -> Tuple[List[str], Dict[str, List[str]], Dict[str, Dict[str, List[str]]]]:
+    """Namespace, feature and value orders: user first, then the package's
+    ``default-priorities`` overrides, then the provider's own order."""
+    namespaces = _merged(prefs.namespaces, metadata.namespaces)
+    for ns in metadata.used_namespaces:
+        if ns not in namespaces:  # only abi_dependency can be unlisted; variantlib ranks it last
+            namespaces.append(ns)
+    features: Dict[str, List[str]] = {}
+    values: Dict[str, Dict[str, List[str]]] = {}
+    for ns in namespaces:
+        ns_supported = supported.get(ns, {})
+        features[ns] = _merged(
+            prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()), ns_supported
+        )
+        values[ns] = {
+            f: _merged(
+                prefs.properties.get(ns, {}).get(f, ()),
+                metadata.property_priorities.get(ns, {}).get(f, ()),
+                ns_supported.get(f, ()),
+            )
+            for f in features[ns]
+        }
+    return namespaces, features, values
+
+
+def rank_variants(
+    metadata: VariantMetadata,
+    supported: Supported,
+    labels: Optional[Iterable[str]] = None,
+    prefs: Preferences = Preferences(),
+    exclude: Iterable[str] = (),
+) -> Ranking:
+    """Filter and order ``labels`` (default: every label in ``metadata``)."""
+    wanted = list(metadata.variants) if labels is None else list(dict.fromkeys(labels))
+    excluded = set(exclude)
+    namespaces, features, values = orders_for(metadata, supported, prefs)
+    ns_index = {ns: i for i, ns in enumerate(namespaces)}
+
+    rejected: Dict[str, Rejection] = {}
+    keyed: List[Tuple[Tuple[Tuple[float, float, float], ...], str]] = []
+    for label in wanted:
+        if label in metadata.invalid_labels:
+            rejected[label] = Rejection(label, "invalid", detail=metadata.invalid_labels[label])
+            continue
+        if label not in metadata.variants:
+            rejected[label] = Rejection(
+                label, "not-in-metadata", detail=f"label {label!r} is not listed in {metadata.source}"
+            )
+            continue
+        props = metadata.variants[label]
+        problem = find_incompatibility(label, props, supported)
+        if problem is not None:
+            rejected[label] = problem
+            continue
+        if label in excluded:
+            rejected[label] = Rejection(label, "excluded", detail=f"label {label!r} excluded by the user")
+            continue
+        keys = []
+        for ns, feats in props.items():
+            for feature, declared in feats.items():
+                order = values[ns][feature]
+                best = min(order.index(v) for v in declared if v in supported[ns][feature])
+                keys.append((ns_index[ns], features[ns].index(feature), best))
+        keyed.append((tuple(sorted(keys)) + _LAST, label))
+    keyed.sort()
+    return Ranking(tuple(label for _, label in keyed), rejected)
+
+
+def variant_rank_value(ranking: Ranking, label: Optional[str]) -> int:
+    """A number for pip's sort key: higher is better; non-variant 0, rejected -1."""
+    if label is None:
+        return 0
+    pos = ranking.position(label)
+    if pos is None:
+        return -1
+    return 1 + len(ranking.order) - pos
+
+
+def null_is(label: str) -> bool:
+    return label == NULL_LABEL
+
+
+def abi_dependency_used(metadata: VariantMetadata) -> bool:
+    return ABI_DEPENDENCY in metadata.used_namespaces or any(
+        info.builtin == "abi_dependency" for info in metadata.providers.values()
+    )

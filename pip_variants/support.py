@@ -1,0 +1,267 @@
+"""Which properties does the target support, namespace by namespace?
+
+The resolution ladder of the Providers PEP (PROVIDERS.md §3.3), first rule wins:
+
+1. disabled (``optional`` and not enabled, disabled by the user, legacy
+   ``enable-if`` false, unimplemented ``abi_dependency``) -> nothing supported;
+2. the metadata's own ``static-properties``;
+3. the user's profile (``--variant-profile``);
+4. a built-in provider (a reimplementation of the published plugin);
+5. a plugin already installed in the target environment;
+6. a plugin the user allowed by name (``--allow-variant-plugin``), installed
+   into an isolated directory;
+7. anything else is untrusted: nothing supported, never installed or run.
+
+Imports no pip. Plugins always run out of process.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
+from .properties import Supported
+from .providers.base import FeatureConfig, ProviderError, configs_to_supported
+
+__all__ = [
+    "SupportSettings",
+    "NamespaceSupport",
+    "SupportResolver",
+    "PluginInstaller",
+]
+
+#: ``requirements -> directory`` holding the installed plugin (for ``--allow-variant-plugin``).
+PluginInstaller = Callable[[Sequence[str]], str]
+
+
+@dataclass(frozen=True)
+class SupportSettings:
+    profile: Optional[Supported] = None
+    profile_source: str = ""
+    allowed_plugins: Tuple[str, ...] = ()
+    enabled_optional: Tuple[str, ...] = ()
+    disabled: Tuple[str, ...] = ()
+    strict: bool = False
+    python: str = sys.executable
+    marker_environment: Optional[Mapping[str, str]] = None
+    use_cache: bool = True
+    plugin_timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class NamespaceSupport:
+    """One namespace's answer: features best first, where it came from, and any notice."""
+
+    namespace: str
+    features: Mapping[str, Tuple[str, ...]]
+    source: str  # "static", "profile", "builtin:<name>", "plugin:<api>", "disabled", "untrusted", "failed"
+    notice: Optional[str] = None
+
+
+class StrictVariantError(Exception):
+    """A provider failed while ``--variant-strict`` asked for failures to be fatal."""
+
+
+def _canonical(name: str) -> str:
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
+
+
+def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]):
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for text in requires:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.marker is None or req.marker.evaluate(dict(env) if env else None):
+            return req
+    return None
+
+
+def _allowed(settings: SupportSettings, req) -> bool:
+    """``--allow-variant-plugin NAME`` or ``NAME==VERSION`` names this requirement."""
+    name = _canonical(req.name)
+    for item in settings.allowed_plugins:
+        head, _, pin = item.partition("==")
+        if _canonical(head.strip()) == name:
+            return True
+    return False
+
+
+def _installed_version(name: str) -> Optional[str]:
+    if sys.version_info >= (3, 10):
+        from importlib import metadata as importlib_metadata
+    else:  # pragma: no cover - 3.9
+        import importlib_metadata  # type: ignore[no-redef]
+    try:
+        return importlib_metadata.version(name)
+    except Exception:
+        return None
+
+
+class _PluginProvider:
+    """An installed plugin seen through the provider contract, for the persistent cache."""
+
+    def __init__(self, namespace: str, plugin_api: str, dist: str, version: str,
+                 python: str, extra_paths: Sequence[str], timeout: float) -> None:
+        self.namespace = namespace
+        self.packages = (dist,)
+        self.plugin_apis = (plugin_api,)
+        self._api = plugin_api
+        self._version = version
+        self._python = python
+        self._paths = tuple(extra_paths)
+        self._timeout = timeout
+
+    def cache_inputs(self) -> Dict[str, str]:
+        return {
+            "plugin_api": self._api,
+            "distribution": self.packages[0],
+            "version": self._version,
+            "python": self._python,
+            "paths": "|".join(self._paths),
+        }
+
+    def supported_configs(self) -> List[FeatureConfig]:
+        from .providers.plugins import run_plugins
+
+        result = run_plugins([self._api], python=self._python, extra_paths=self._paths,
+                             timeout=self._timeout)[self._api]
+        if isinstance(result, ProviderError):
+            raise result
+        reported = getattr(result, "namespace", None)
+        if reported and reported != self.namespace:
+            raise ProviderError(
+                self._api, f"reports namespace {reported!r} but the metadata uses it for {self.namespace!r}"
+            )
+        return list(getattr(result, "configs", result))
+
+
+class SupportResolver:
+    """Answers, per namespace, what the target supports; memoised for the process."""
+
+    def __init__(self, settings: SupportSettings = SupportSettings(),
+                 plugin_installer: Optional[PluginInstaller] = None) -> None:
+        self.settings = settings
+        self.plugin_installer = plugin_installer
+        self._memo: Dict[ProviderInfo, NamespaceSupport] = {}
+
+    # -- public -------------------------------------------------------------------
+
+    def supported_for(self, metadata: VariantMetadata) -> Tuple[Dict[str, Dict[str, Tuple[str, ...]]], List[NamespaceSupport]]:
+        """``({namespace: {feature: values}}, answers)`` for every namespace of a release."""
+        supported: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+        answers: List[NamespaceSupport] = []
+        namespaces = list(metadata.namespaces) + [
+            ns for ns in metadata.used_namespaces if ns not in metadata.namespaces
+        ]
+        for ns in namespaces:
+            answer = self.namespace_support(metadata.provider(ns))
+            answers.append(answer)
+            if answer.features:
+                supported[ns] = dict(answer.features)
+        return supported, answers
+
+    def namespace_support(self, info: ProviderInfo) -> NamespaceSupport:
+        if info not in self._memo:
+            self._memo[info] = self._resolve(info)
+        return self._memo[info]
+
+    # -- the ladder ---------------------------------------------------------------
+
+    def _resolve(self, info: ProviderInfo) -> NamespaceSupport:
+        ns = info.namespace
+        s = self.settings
+        enabled_optional = ns in s.enabled_optional or ":all:" in s.enabled_optional
+        if ns in s.disabled:
+            return NamespaceSupport(ns, {}, "disabled", f"variant namespace {ns!r} disabled by the user")
+        if info.optional and not enabled_optional:
+            return NamespaceSupport(
+                ns, {}, "disabled",
+                f"variant namespace {ns!r} is optional; enable it with --variant-enable {ns}",
+            )
+        if info.enable_if is not None and not self._marker_true(info.enable_if):
+            return NamespaceSupport(ns, {}, "disabled", None)
+        if ns == ABI_DEPENDENCY or info.builtin is not None:
+            return NamespaceSupport(
+                ns, {}, "disabled",
+                f"variants using {ns!r} skipped (abi_dependency is not implemented by pip-variants)",
+            )
+        if info.static_properties is not None:
+            return NamespaceSupport(ns, {f: v for f, v in info.static_properties if v}, "static")
+        if s.profile is not None:
+            if ns in s.profile:
+                return NamespaceSupport(ns, dict(s.profile[ns]), "profile")
+            return NamespaceSupport(
+                ns, {}, "profile",
+                f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported",
+            )
+        return self._from_code(info)
+
+    def _marker_true(self, marker: str) -> bool:
+        from packaging.markers import Marker
+
+        env = self.settings.marker_environment
+        return bool(Marker(marker).evaluate(dict(env) if env else None))
+
+    def _from_code(self, info: ProviderInfo) -> NamespaceSupport:
+        from .providers.builtin import builtin_for
+
+        ns = info.namespace
+        builtin = builtin_for(ns, info.requires, info.plugin_api)
+        if builtin is not None:
+            return self._run(ns, builtin, f"builtin:{ns}")
+        if info.kind == "unspecified":
+            return NamespaceSupport(
+                ns, {}, "untrusted",
+                f"no provider known for variant namespace {ns!r} (the metadata names none)",
+            )
+        req = _first_requirement(info.requires, self.settings.marker_environment)
+        if req is None:
+            return NamespaceSupport(ns, {}, "failed", f"variant provider for {ns!r}: no usable 'requires' entry")
+        from .providers.plugins import default_plugin_api
+
+        api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
+        version = _installed_version(req.name)
+        if version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True)):
+            plugin = _PluginProvider(ns, api, _canonical(req.name), version, self.settings.python, (),
+                                     self.settings.plugin_timeout)
+            return self._run(ns, plugin, f"plugin:{api}")
+        if _allowed(self.settings, req) and self.plugin_installer is not None:
+            try:
+                path = self.plugin_installer(list(info.requires))
+            except ProviderError as exc:
+                return self._failed(ns, exc)
+            except Exception as exc:  # the installer runs pip: never let it take pip down
+                return self._failed(ns, ProviderError(str(req), f"could not be installed: {exc}"))
+            plugin = _PluginProvider(ns, api, _canonical(req.name), str(req.specifier) or "*",
+                                     self.settings.python, (path,), self.settings.plugin_timeout)
+            return self._run(ns, plugin, f"plugin:{api}")
+        return NamespaceSupport(
+            ns, {}, "untrusted",
+            f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted, "
+            f"so its variants are skipped; to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
+        )
+
+    def _run(self, ns: str, provider, source: str) -> NamespaceSupport:
+        from .providers.cache import cached_supported_configs
+
+        try:
+            configs = cached_supported_configs(provider, use_cache=self.settings.use_cache)
+        except ProviderError as exc:
+            return self._failed(ns, exc)
+        except Exception as exc:  # a provider bug must never break pip
+            return self._failed(ns, ProviderError(source, f"{type(exc).__name__}: {exc}"))
+        return NamespaceSupport(ns, configs_to_supported(configs), source)
+
+    def _failed(self, ns: str, exc: ProviderError) -> NamespaceSupport:
+        if self.settings.strict:
+            raise StrictVariantError(str(exc))
+        return NamespaceSupport(
+            ns, {}, "failed", f"{exc}; variants using namespace {ns!r} are skipped"
+        )
