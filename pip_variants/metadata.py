@@ -67,6 +67,7 @@ SCHEMA_URLS: Dict[Version, str] = {
 }
 
 _SCHEMA_VERSION_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)\.json$")
+_LEGACY_NULL_RE = re.compile(r"^[0-9a-f]{8}$")
 _PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?$")
 _PROVIDER_KEYS_020 = {"requires", "plugin-api", "static-properties", "feature-order", "builtin", "optional"}
 _PROVIDER_KEYS_00X = {"requires", "plugin-api", "enable-if", "install-time", "optional", "plugin-use"}
@@ -305,7 +306,9 @@ def _read_variants(r: _Reader, raw: Mapping[str, Any]) -> Tuple[Dict[str, Proper
                 )
         if label == NULL_LABEL and entry:
             raise r.fail("the 'null' variant must have no properties")
-        if label != NULL_LABEL and not entry:
+        if label != NULL_LABEL and not entry and not _LEGACY_NULL_RE.match(label):
+            # torch 2.8 named its null variant by the hash of the empty set
+            # ("00000000"): an opaque label, accepted; any other empty label is not.
             invalid[label] = "a variant other than 'null' must declare at least one property"
             continue
         variants[label] = entry

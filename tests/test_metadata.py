@@ -1,0 +1,264 @@
+import io
+import json
+import zipfile
+
+import pytest
+
+from pip_variants.metadata import (
+    MAX_METADATA_BYTES,
+    InvalidVariantMetadata,
+    UnsupportedSchemaVersion,
+    check_consistency,
+    dumps,
+    load_metadata,
+    load_wheel_metadata,
+    merge_metadata,
+    parse_metadata,
+    schema_version,
+)
+
+V020 = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+
+# torch 2.8 as served by WheelNext's index: unversioned $schema, enable-if,
+# and the legacy null variant "00000000".
+TORCH_28 = {
+    "$schema": "https://variants-schema.wheelnext.dev/",
+    "default-priorities": {"namespace": ["nvidia"]},
+    "providers": {
+        "nvidia": {
+            "enable-if": "platform_system == 'Linux' or platform_system == 'Windows'",
+            "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin",
+            "requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
+        }
+    },
+    "variants": {
+        "00000000": {},
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"], "sm_arch": ["50_real", "90_real"]}},
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["100_real", "75_real"]}},
+    },
+}
+
+V003 = {
+    "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {
+        "namespace": ["x86_64", "blas_lapack"],
+        "feature": {"blas_lapack": ["library", "int"]},
+        "property": {"x86_64": {"level": ["v3"]}},
+    },
+    "providers": {
+        "x86_64": {"requires": ["provider-variant-x86-64>=0.0.1"], "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"},
+        "blas_lapack": {"install-time": False, "optional": True},
+    },
+    "static-properties": {"blas_lapack": {"int": ["lp64"], "library": ["openblas", "mkl"]}},
+    "variants": {"v3": {"x86_64": {"level": ["v3"]}}, "mkl": {"blas_lapack": {"library": ["mkl"]}}, "null": {}},
+}
+
+V002 = {
+    "$schema": "https://variants-schema.wheelnext.dev/v0.0.2.json",
+    "default-priorities": {
+        "namespace": ["blas"],
+        "feature": {"blas": ["lib"]},
+        "property": {"blas": {"lib": ["mkl", "openblas"]}},
+    },
+    "providers": {"blas": {"requires": [], "plugin-use": "none"}},
+    "variants": {"mkl": {"blas": {"lib": "mkl"}}},
+}
+
+V011 = {
+    "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+    "default-priorities": {"namespace": ["simd"]},
+    "variants": {"fast": {"simd": {"level": ["v2"]}}, "null": {}},
+}
+
+V020_DOC = {
+    "$schema": V020,
+    "default-priorities": {"namespace": ["nvidia", "blas_lapack", "abi"]},
+    "providers": {
+        "nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1"], "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"},
+        "blas_lapack": {"static-properties": {"library": ["openblas", "mkl"], "int": ["lp64", "ilp64"]}, "feature-order": ["library", "int"]},
+        "abi": {"builtin": "abi_dependency"},
+    },
+    "variants": {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}},
+}
+
+
+def test_torch_28_metadata_reads_with_legacy_null():
+    md = parse_metadata(TORCH_28, "torch-2.8.0-variants.json")
+    assert md.schema == (0, 0, 3)  # sniffed from enable-if
+    assert md.variants["00000000"] == {}
+    assert md.providers["nvidia"].kind == "plugin"
+    assert md.providers["nvidia"].enable_if.startswith("platform_system")
+    assert md.variants["cu128"]["nvidia"]["sm_arch"] == ("100_real", "75_real")
+
+
+def test_v003_static_and_overrides():
+    md = parse_metadata(V003, "x")
+    blas = md.providers["blas_lapack"]
+    assert blas.kind == "static" and blas.optional
+    # feature order comes from default-priorities.feature, JSON objects being unordered
+    assert blas.static_properties == (("library", ("openblas", "mkl")), ("int", ("lp64",)))
+    assert md.property_priorities == {"x86_64": {"level": ("v3",)}}
+
+
+def test_v002_plugin_use_none_reads_static_from_priorities():
+    # WHEEL-VARIANTS.md §11 behaviour 25a
+    md = parse_metadata(V002, "x")
+    assert md.schema == (0, 0, 2)
+    assert md.providers["blas"].static_properties == (("lib", ("mkl", "openblas")),)
+    assert md.variants["mkl"] == {"blas": {"lib": ("mkl",)}}  # bare string read as a list
+
+
+def test_v011_has_no_providers():
+    md = parse_metadata(V011, "x")
+    assert md.schema == (0, 1, 1)
+    assert md.providers == {}
+    assert md.provider("simd").kind == "unspecified"
+
+
+def test_v020_kinds():
+    md = parse_metadata(V020_DOC, "x")
+    assert md.providers["blas_lapack"].static_properties[0] == ("library", ("openblas", "mkl"))
+    assert md.providers["abi"].kind == "builtin"
+    assert md.providers["nvidia"].plugin_api == "nvidia_variant_provider.plugin:NvidiaVariantPlugin"
+
+
+@pytest.mark.parametrize(
+    "url, version",
+    [
+        ("https://variants-schema.wheelnext.dev/peps/9999/v0.2.0.json", (0, 2, 0)),
+        ("https://variants-schema.wheelnext.dev/peps/826/v0.2.0.json", (0, 2, 0)),
+        ("https://variants-schema.wheelnext.dev/v0.2.0.json", (0, 2, 0)),
+        ("https://variants-schema.wheelnext.dev/peps/825/v0.1.0.json", (0, 1, 0)),
+    ],
+)
+def test_schema_urls(url, version):
+    assert schema_version({"$schema": url}) == version
+
+
+@pytest.mark.parametrize("url", ["https://packaging.python.org/x/v2.0.0.json", "https://x/v0.3.0.json", "https://x/v1.0.0.json"])
+def test_unknown_schema_versions_rejected(url):
+    # §11 behaviour 25c: an unsupported major is rejected, so are unknown 0.x drafts
+    doc = dict(V011, **{"$schema": url})
+    with pytest.raises(UnsupportedSchemaVersion) as exc:
+        parse_metadata(doc, "pkg-1.0-variants.json")
+    assert "pkg-1.0-variants.json" in str(exc.value)
+    assert "Upgrade pip-variants" in str(exc.value)
+
+
+def _bad(doc_changes, base=V020_DOC):
+    doc = json.loads(json.dumps(base))
+    doc_changes(doc)
+    with pytest.raises(InvalidVariantMetadata) as exc:
+        parse_metadata(doc, "https://index/pkg-1.0-variants.json")
+    assert str(exc.value).startswith("https://index/pkg-1.0-variants.json: ")
+    return str(exc.value)
+
+
+def test_v020_rules():
+    # PROVIDERS.md §7 tests 11, 17, 18
+    assert "feature-order" in _bad(lambda d: d["providers"]["blas_lapack"].pop("feature-order"))
+    assert "exactly one" in _bad(lambda d: d["providers"]["nvidia"].update({"static-properties": {"x": ["1"]}}))
+    assert "unknown keys" in _bad(lambda d: d["providers"]["nvidia"].update({"enable-if": "True"}))
+    assert "unknown keys" in _bad(lambda d: d["providers"]["nvidia"].update({"install-time": True}))
+    assert "must equal" in _bad(lambda d: d["providers"].update({"extra": {"builtin": "x"}}))
+    assert "must equal" in _bad(lambda d: d["default-priorities"]["namespace"].append("more"))
+    assert "only allowed with 'requires'" in _bad(
+        lambda d: d["providers"]["abi"].update({"plugin-api": "a:b"})
+    )
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d.pop("variants"), "missing required key 'variants'"),
+        (lambda d: d.pop("default-priorities"), "'default-priorities'"),
+        (lambda d: d["default-priorities"].update(namespace=[]), "must not be empty"),
+        (lambda d: d["default-priorities"].update(namespace="nvidia"), "must be a list"),
+        (lambda d: d["variants"].update({"GPU": {}}), "does not match"),
+        (lambda d: d["variants"].update({"a-b": {}}), "does not match"),
+        (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": ["90-real"]}}}), "does not match"),
+        (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": []}}}), "must not be empty"),
+        (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": [1]}}}), "must hold strings"),
+        (lambda d: d["variants"].update({"x": {"other": {"f": ["1"]}}}), "missing from 'default-priorities.namespace'"),
+        (lambda d: d["variants"].update({"null": {"nvidia": {"f": ["1"]}}}), "'null' variant must have no properties"),
+        (lambda d: d.update({"variants": []}), "must be an object"),
+        (lambda d: d.update({"$schema": 3}), "'$schema' must be a string"),
+    ],
+)
+def test_bad_input_named_errors(change, words):
+    assert words in _bad(change)
+
+
+def test_empty_non_null_label_is_invalid_not_fatal():
+    doc = json.loads(json.dumps(V011))
+    doc["variants"]["empty"] = {}
+    md = parse_metadata(doc, "x")
+    assert "empty" in md.invalid_labels and "empty" not in md.variants
+
+
+def test_load_metadata_bad_bytes():
+    with pytest.raises(InvalidVariantMetadata, match="not valid JSON"):
+        load_metadata(b"{not json", "u")
+    with pytest.raises(InvalidVariantMetadata, match="not UTF-8"):
+        load_metadata(b"\xff\xfe\x00", "u")
+    with pytest.raises(InvalidVariantMetadata, match="limit"):
+        load_metadata(b" " * (MAX_METADATA_BYTES + 1), "u")
+    with pytest.raises(InvalidVariantMetadata, match="nested too deeply|top level"):
+        load_metadata("[" * 100000 + "]" * 100000, "u")
+    with pytest.raises(InvalidVariantMetadata, match="top level must be an object"):
+        load_metadata(b"[]", "u")
+
+
+def _wheel_bytes(label, doc):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n")
+        if doc is not None:
+            zf.writestr("pkg-1.0.dist-info/variant.json", json.dumps(doc))
+    buf.seek(0)
+    return zipfile.ZipFile(buf)
+
+
+def test_wheel_metadata_must_describe_its_label():
+    doc = {"$schema": V020, "default-priorities": {"namespace": ["s"]},
+           "providers": {"s": {"static-properties": {"f": ["1"]}}}, "variants": {"fast": {"s": {"f": ["1"]}}}}
+    assert list(load_wheel_metadata(_wheel_bytes("fast", doc), "fast").variants) == ["fast"]
+    # §11 behaviour 25d: label in the file differs from the filename's
+    with pytest.raises(InvalidVariantMetadata, match="exactly the filename's label 'fast2'"):
+        load_wheel_metadata(_wheel_bytes("fast", doc), "fast2")
+    with pytest.raises(InvalidVariantMetadata, match="no .*variant.json"):
+        load_wheel_metadata(_wheel_bytes("fast", None), "fast")
+
+
+def test_consistency_and_merge():
+    index = parse_metadata(V020_DOC, "index")
+    wheel_doc = json.loads(json.dumps(V020_DOC))
+    wheel_doc["variants"] = {"cu128": json.loads(json.dumps(V020_DOC["variants"]["cu128"]))}
+    wheel = parse_metadata(wheel_doc, "wheel")
+    assert check_consistency(index, wheel, "cu128") is None
+    wheel_doc["variants"]["cu128"]["nvidia"]["cuda_version_lower_bound"] = ["12.9"]
+    assert "different properties" in check_consistency(index, parse_metadata(wheel_doc, "w"), "cu128")
+    other = json.loads(json.dumps(V020_DOC))
+    other["providers"]["nvidia"]["requires"] = ["other-provider"]
+    other["variants"] = {"cu128": V020_DOC["variants"]["cu128"]}
+    assert "provider" in check_consistency(index, parse_metadata(other, "w"), "cu128")
+
+    a = parse_metadata(dict(V011, variants={"fast": {"simd": {"level": ["v2"]}}}), "a.whl")
+    b = parse_metadata(dict(V011, variants={"null": {}}), "b.whl")
+    merged = merge_metadata([a, b], "dir")
+    assert set(merged.variants) == {"fast", "null"}
+    c = parse_metadata(dict(V011, variants={"fast": {"simd": {"level": ["v3"]}}}), "c.whl")
+    with pytest.raises(InvalidVariantMetadata, match="conflicting"):
+        merge_metadata([a, c], "dir")
+
+
+def test_write_020_round_trips():
+    md = parse_metadata(V020_DOC, "x")
+    again = parse_metadata(json.loads(dumps(md)), "x")
+    assert again.variants == md.variants and again.providers == md.providers
+    assert again.namespaces == md.namespaces
+    # a 0.0.3 file is written as 0.2.0 and keeps its meaning
+    md3 = parse_metadata(V003, "x")
+    again3 = parse_metadata(json.loads(dumps(md3)), "x")
+    assert again3.providers["blas_lapack"].static_properties == md3.providers["blas_lapack"].static_properties
+    assert again3.variants == md3.variants
