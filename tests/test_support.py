@@ -1,0 +1,155 @@
+"""The provider ladder (PROVIDERS.md §3.3) and engine-level behaviours."""
+
+import json
+
+import pytest
+
+from pip_variants.engine import VariantEngine, VariantLabelNotFound, VariantSettings, parse_forced, VariantError
+from pip_variants.metadata import parse_metadata
+from pip_variants.profile import load_profile
+from pip_variants.support import StrictVariantError, SupportResolver, SupportSettings
+
+V020 = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+NVIDIA = {"requires": ["nvidia-variant-provider>=0.0.1,<1"], "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"}
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    for var in ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH",
+                "PIP_VARIANTS_X86_64_LEVEL", "TPU_VARIANT_PROVIDER_FORCE_PRESENT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PIP_VARIANTS_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def release(providers, variants, namespaces=None):
+    return parse_metadata({
+        "$schema": V020,
+        "default-priorities": {"namespace": namespaces or list(providers)},
+        "providers": providers,
+        "variants": variants,
+    }, "pkg-1.0-variants.json")
+
+
+CUDA = release({"nvidia": NVIDIA}, {
+    "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+    "cu124": {"nvidia": {"cuda_version_lower_bound": ["12.4"]}},
+    "cu12": {"nvidia": {"cuda_version_lower_bound": ["12"]}},
+})
+
+
+@pytest.mark.parametrize("driver, expected", [
+    ("12.4", ["cu124", "cu12"]),        # PROVIDERS.md §7 test 1
+    ("12.8", ["cu126", "cu124", "cu12"]),  # test 2
+    ("12", ["cu12"]),
+    ("11.8", []),
+    ("16.0", ["cu126", "cu124", "cu12"]),  # overrides are not range-checked
+])
+def test_cuda_driver_override(monkeypatch, driver, expected):
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", driver)
+    assert list(VariantEngine().select("pkg", "1.0", CUDA).order) == expected
+
+
+def test_invalid_override_is_a_warning_not_a_crash(monkeypatch):
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "abc")
+    sel = VariantEngine().select("pkg", "1.0", CUDA)
+    assert sel.order == ()
+    assert any("nvidia" in n for n in sel.notices)
+
+
+def test_invalid_override_strict_is_fatal(monkeypatch):
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "abc")
+    engine = VariantEngine(VariantSettings(support=SupportSettings(strict=True)))
+    with pytest.raises(StrictVariantError):
+        engine.select("pkg", "1.0", CUDA)
+
+
+def test_sm_arch_override(monkeypatch):  # test 4
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    md = release({"nvidia": NVIDIA}, {
+        "sm90": {"nvidia": {"sm_arch": ["90_real"]}}, "sm89": {"nvidia": {"sm_arch": ["89_real"]}},
+        "sm86": {"nvidia": {"sm_arch": ["86_real"]}}, "sm80v": {"nvidia": {"sm_arch": ["80_virtual"]}}})
+    for cc, expected in [("8.9", ["sm89", "sm86", "sm80v"]), ("9.0", ["sm90"]), ("8.0", ["sm80v"]),
+                         ("10.0", []), ("7.5", [])]:
+        monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", cc)
+        assert list(VariantEngine().select("pkg", "1.0", md).order) == expected, cc
+
+
+def test_static_optional_needs_enabling():  # test 12 / §11 behaviour 16
+    md = release({"dbg": {"static-properties": {"build": ["debug"]}, "optional": True}},
+                 {"d": {"dbg": {"build": ["debug"]}}})
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ()
+    assert any("--variant-enable dbg" in n for n in sel.notices)
+    enabled = VariantEngine(VariantSettings(support=SupportSettings(enabled_optional=("dbg",))))
+    assert enabled.select("pkg", "1.0", md).order == ("d",)
+
+
+def test_untrusted_plugin_is_never_run():  # test 13 / §11 behaviour 22
+    md = release({"fictional": {"requires": ["provider-fictional-hw"]}},
+                 {"hw": {"fictional": {"tech": ["x"]}}, "null": {}})
+    calls = []
+    engine = VariantEngine(plugin_installer=lambda reqs: calls.append(reqs) or "/nowhere")
+    sel = engine.select("pkg", "1.0", md)
+    assert sel.order == ("null",)
+    assert calls == []
+    assert any("--allow-variant-plugin provider-fictional-hw" in n for n in sel.notices)
+
+
+def test_builtin_abi_dependency_is_skipped_with_notice():  # test 16
+    md = release({"abi": {"builtin": "abi_dependency"}}, {"t29": {"abi": {"torch": ["2.9"]}}})
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == () and any("abi_dependency" in n for n in sel.notices)
+
+
+def test_enable_if_evaluated_against_target_environment():  # §11 behaviour 17
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["x86_64"]},
+        "providers": {"x86_64": {"requires": ["provider-variant-x86-64"], "enable-if": "platform_machine == 'x86_64'"}},
+        "variants": {"v1": {"x86_64": {"level": ["v1"]}}},
+    }, "x")
+    aarch64 = SupportSettings(marker_environment={"platform_machine": "aarch64"})
+    resolver = SupportResolver(aarch64)
+    answer = resolver.namespace_support(md.provider("x86_64"))
+    assert answer.source == "disabled" and not answer.features
+
+
+def test_v011_uses_registry_and_unknown_namespace_is_unsupported(monkeypatch):  # §11 behaviour 25b
+    monkeypatch.setenv("PIP_VARIANTS_X86_64_LEVEL", "v3")
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+        "default-priorities": {"namespace": ["x86_64", "simd"]},
+        "variants": {"v3": {"x86_64": {"level": ["v3"]}}, "s": {"simd": {"level": ["v2"]}}, "null": {}},
+    }, "x")
+    assert VariantEngine().select("pkg", "1.0", md).order == ("v3", "null")
+
+
+def test_profile_replaces_detection(tmp_path):  # test 15
+    profile = tmp_path / "gpu.json"
+    profile.write_text(json.dumps({"nvidia": {"cuda_version_lower_bound": ["12.8", "12.6"],
+                                              "sm_arch": ["90_real", "90_virtual"]}}))
+    md = release({"nvidia": NVIDIA, "blas": {"static-properties": {"lib": ["openblas"]}}}, {
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real"]}},
+        "ob": {"blas": {"lib": ["openblas"]}}})
+    settings = SupportSettings(profile=load_profile(str(profile)), profile_source=str(profile))
+    sel = VariantEngine(VariantSettings(support=settings)).select("pkg", "1.0", md)
+    assert sel.order == ("cu128", "ob")  # static entries still win over the profile (step 2)
+
+
+def test_forced_label():
+    md = release({"s": {"static-properties": {"f": ["a"]}}}, {"a": {"s": {"f": ["a"]}}, "b": {"s": {"f": ["b"]}}})
+    engine = VariantEngine(VariantSettings(forced=parse_forced(["PKG=b"])))
+    sel = engine.select("pkg", "1.0", md)
+    assert sel.order == ("b",) and sel.forced_problem is not None
+    assert "chosen with --variant" in sel.describe("b")
+    with pytest.raises(VariantLabelNotFound, match="available labels: a, b"):
+        VariantEngine(VariantSettings(forced={"pkg": "zzz"})).select("pkg", "1.0", md)
+    with pytest.raises(VariantError, match="NAME=LABEL"):
+        parse_forced(["torch"])
+
+
+def test_describe_line():
+    md = release({"s": {"static-properties": {"f": ["a"]}}}, {"a": {"s": {"f": ["a"]}}, "null": {}})
+    sel = VariantEngine().select("torch", "2.9.0", md)
+    assert sel.describe("a") == "torch 2.9.0: variant a (s :: f :: a)"
+    assert sel.rank("a") > sel.rank("null") > sel.rank(None) > sel.rank("zzz")
