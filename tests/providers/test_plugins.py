@@ -1,0 +1,643 @@
+"""Tests for pip_variants.providers.plugins: third-party plugins run out of process."""
+
+from __future__ import annotations
+
+import base64
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from pip_variants.providers import plugins
+from pip_variants.providers.base import FeatureConfig, ProviderError
+from pip_variants.providers.plugins import (
+    InstalledPlugin,
+    PluginResult,
+    default_plugin_api,
+    discover_installed_plugins,
+    install_isolated,
+    isolated_plugin_dir,
+    parse_plugin_api,
+    run_plugins,
+)
+
+# --------------------------------------------------------------------------- fake plugins
+
+# One module per plugin generation / misbehaviour, all on one extra path.
+PLUGIN_SOURCES: Dict[str, str] = {
+    "p_module": """
+        namespace = "mod_ns"
+        def get_supported_configs():
+            return [{"name": "level", "values": ["v3", "v2"], "multi_value": False}]
+        def get_all_configs():
+            return [{"name": "level", "values": ["v1", "v2", "v3"]}]
+    """,
+    "p_classmethods": """
+        class Cfg:
+            def __init__(self, name, values, multi_value=False):
+                self.name, self.values, self.multi_value = name, values, multi_value
+        class Plugin:
+            namespace = "cls_ns"
+            @classmethod
+            def get_supported_configs(cls):
+                return [Cfg("arch", ["b", "a"], True), Cfg("gpu", [])]
+    """,
+    "p_static": """
+        class Cfg:  # no multi_value attribute at all
+            def __init__(self, name, values):
+                self.name, self.values = name, values
+        class Outer:
+            class Plugin:
+                @staticmethod
+                def get_supported_configs():
+                    return (Cfg("feat", ("x", "y.1")),)
+    """,
+    "p_instance": """
+        class Plugin:
+            namespace = "inst_ns"
+            def __init__(self):
+                self.values = ["on"]
+            def get_supported_configs(self, known_properties):
+                assert known_properties is None
+                return [{"name": "avx", "values": self.values}]
+    """,
+    "p_compiled_method": """
+        class Plugin(list):
+            # A C-implemented instance method: only an instance can call it.
+            get_supported_configs = list.copy
+    """,
+    "p_known_props_module": """
+        def get_supported_configs(known_properties):
+            return [{"name": "k", "values": ["1"] if known_properties is None else []}]
+    """,
+    "p_raises": """
+        def get_supported_configs():
+            raise RuntimeError("no device\\nsecond line")
+    """,
+    "p_hangs": """
+        import subprocess, sys, time
+        def get_supported_configs():
+            # A grandchild holding our pipes must not keep the caller waiting.
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            time.sleep(60)
+    """,
+    "p_noisy": """
+        import os, sys
+        def get_supported_configs():
+            print("garbage {not json")
+            sys.stdout.write("x" * (3 << 20))
+            sys.stderr.write("y" * (3 << 20))
+            os.write(1, b"raw fd 1 garbage\\n")
+            data = sys.stdin.read()
+            return [{"name": "stdin_len", "values": [str(len(data))]}]
+    """,
+    "p_huge": """
+        def get_supported_configs():
+            return [{"name": "big", "values": ["v%d" % i for i in range(300000)]}]
+    """,
+    "p_upper": """
+        def get_supported_configs():
+            return [{"name": "level", "values": ["V2"]}]
+    """,
+    "p_upper_name": """
+        def get_supported_configs():
+            return [{"name": "Level", "values": ["v2"]}]
+    """,
+    "p_dup_values": """
+        def get_supported_configs():
+            return [{"name": "level", "values": ["v2", "v2"]}]
+    """,
+    "p_non_str_value": """
+        def get_supported_configs():
+            return [{"name": "level", "values": [2]}]
+    """,
+    "p_not_list": """
+        def get_supported_configs():
+            return {"name": "level", "values": ["v2"]}
+    """,
+    "p_object_item": """
+        def get_supported_configs():
+            return [object()]
+    """,
+    "p_empty": """
+        def get_supported_configs():
+            return []
+    """,
+    "p_exits": """
+        import os
+        def get_supported_configs():
+            os._exit(3)
+    """,
+    "p_sysexit": """
+        import sys
+        sys.exit(5)
+    """,
+    "p_threads": """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,)).start()  # non-daemon
+        def get_supported_configs():
+            return [{"name": "t", "values": ["1"]}]
+    """,
+    "p_env": """
+        import os
+        def get_supported_configs():
+            url = os.environ.get("PIP_INDEX_URL", "")
+            return [
+                {"name": "token_seen", "values": [str("MY_API_TOKEN" in os.environ).lower()]},
+                {"name": "url_has_user", "values": [str("@" in url).lower()]},
+                {"name": "kept", "values": [os.environ.get("KEEP_ME", "missing")]},
+                {"name": "no_variants", "values": [os.environ.get("PIP_NO_VARIANTS", "unset")]},
+            ]
+    """,
+    "p_no_method": """
+        x = 1
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("plugins")
+    for name, source in PLUGIN_SOURCES.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(source))
+    return str(root)
+
+
+def run_one(api: str, plugin_path: str, **kwargs):
+    result = run_plugins([api], extra_paths=[plugin_path], **kwargs)
+    assert list(result) == [api]
+    return result[api]
+
+
+# --------------------------------------------------------------------------- parse / default
+
+
+@pytest.mark.parametrize(
+    "ref, expected",
+    [
+        ("mod", ("mod", None)),
+        ("pkg.mod:Obj", ("pkg.mod", "Obj")),
+        ("pkg.mod : Obj.inner", ("pkg.mod", "Obj.inner")),
+        ("nvidia_variant_provider.plugin:NvidiaVariantPlugin", ("nvidia_variant_provider.plugin", "NvidiaVariantPlugin")),
+    ],
+)
+def test_parse_plugin_api_good(ref, expected):
+    assert parse_plugin_api(ref) == expected
+
+
+@pytest.mark.parametrize("ref", ["", "mod:", ":Obj", "a b", "mod:Obj:x", "mod-x", "mod\t:Obj", "mod:Obj ", "a..b"])
+def test_parse_plugin_api_bad(ref):
+    with pytest.raises(ValueError, match="invalid plugin API"):
+        parse_plugin_api(ref)
+
+
+def test_default_plugin_api_normalises():
+    assert default_plugin_api(["Provider.Variant_x86-64 >=1"]) == "provider_variant_x86_64"
+
+
+def test_default_plugin_api_markers():
+    requires = [
+        "win-provider; sys_platform == 'win32'",
+        "Linux.Provider>=2; sys_platform == 'linux'",
+        "fallback-provider",
+    ]
+    assert default_plugin_api(requires, {"sys_platform": "linux"}) == "linux_provider"
+    assert default_plugin_api(requires, {"sys_platform": "win32"}) == "win_provider"
+    assert default_plugin_api(requires, {"sys_platform": "darwin"}) == "fallback_provider"
+
+
+def test_default_plugin_api_nothing_applies():
+    with pytest.raises(ValueError, match="no provider requirement applies"):
+        default_plugin_api(["a; python_version < '2'"])
+    with pytest.raises(ValueError, match="invalid provider requirement"):
+        default_plugin_api(["not a requirement !"])
+
+
+# --------------------------------------------------------------------------- plugin generations
+
+
+def test_module_plugin(plugin_path):
+    res = run_one("p_module", plugin_path)
+    assert res == PluginResult("p_module", [FeatureConfig("level", ("v3", "v2"))], "mod_ns")
+
+
+def test_get_all_configs_method(plugin_path):
+    res = run_one("p_module", plugin_path, method="get_all_configs")
+    assert res.configs == [FeatureConfig("level", ("v1", "v2", "v3"))]
+    with pytest.raises(ValueError):
+        run_plugins(["p_module"], method="namespace")
+
+
+def test_classmethods_and_empty_values(plugin_path):
+    res = run_one("p_classmethods:Plugin", plugin_path)
+    assert isinstance(res, PluginResult)
+    # A feature with no values is "unsupported", not an error.
+    assert res.configs == [FeatureConfig("arch", ("b", "a"), True), FeatureConfig("gpu", ())]
+    assert res.namespace == "cls_ns"
+
+
+def test_staticmethods_nested_object_without_multi_value(plugin_path):
+    res = run_one("p_static:Outer.Plugin", plugin_path)
+    assert res.configs == [FeatureConfig("feat", ("x", "y.1"), False)]
+    assert res.namespace is None
+
+
+def test_class_needing_instantiation_with_known_properties(plugin_path):
+    res = run_one("p_instance:Plugin", plugin_path)
+    assert res.configs == [FeatureConfig("avx", ("on",))]
+    assert res.namespace == "inst_ns"
+
+
+def test_unrecognised_instance_method_retried_on_instance(plugin_path):
+    assert run_one("p_compiled_method:Plugin", plugin_path) == PluginResult("p_compiled_method:Plugin", [], None)
+
+
+def test_known_properties_argument_on_module(plugin_path):
+    assert run_one("p_known_props_module", plugin_path).configs == [FeatureConfig("k", ("1",))]
+
+
+def test_empty_list_accepted(plugin_path):
+    assert run_one("p_empty", plugin_path) == PluginResult("p_empty", [], None)
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_plugin_raises(plugin_path):
+    err = run_one("p_raises", plugin_path)
+    assert isinstance(err, ProviderError)
+    assert err.provider == "p_raises"
+    assert "RuntimeError: no device second line" in str(err)
+    assert "Traceback" not in str(err) and "\n" not in str(err)
+
+
+def test_plugin_hangs_times_out(plugin_path):
+    start = time.monotonic()
+    res = run_plugins(["p_module", "p_hangs", "p_empty"], extra_paths=[plugin_path], timeout=2)
+    assert time.monotonic() - start < 6
+    # Endpoints that answered before the hang keep their results ...
+    assert isinstance(res["p_module"], PluginResult)
+    # ... the hanging one, and those queued after it, time out.
+    for api in ("p_hangs", "p_empty"):
+        assert isinstance(res[api], ProviderError)
+        assert "timed out after 2 s" in str(res[api])
+
+
+def test_plugin_prints_to_stdout_and_reads_stdin(plugin_path):
+    res = run_one("p_noisy", plugin_path)
+    assert res == PluginResult("p_noisy", [FeatureConfig("stdin_len", ("0",))], None)
+
+
+def test_huge_result_rejected(plugin_path):
+    err = run_one("p_huge", plugin_path)
+    assert isinstance(err, ProviderError)
+    assert "more than the 1048576 allowed" in str(err)
+
+
+@pytest.mark.parametrize(
+    "api, needle",
+    [
+        ("p_upper", "value 'V2' does not match ^[a-z0-9_.]+$"),
+        ("p_upper_name", "feature name 'Level' does not match ^[a-z0-9_]+$"),
+        ("p_dup_values", "value 'v2' is listed twice"),
+        ("p_non_str_value", "value 2 is a int, not a string"),
+        ("p_not_list", "expected a list of feature configs, got dict"),
+        ("p_object_item", "config #1 is a object without 'name' and 'values'"),
+        ("p_no_method", "plugin has no get_supported_configs()"),
+        ("p_sysexit", "cannot import module 'p_sysexit': SystemExit: 5"),
+        ("missing_module_xyz", "cannot import module 'missing_module_xyz': ModuleNotFoundError"),
+        ("p_module:Nope", "module 'p_module' has no attribute path 'Nope'"),
+        ("bad ref!", "invalid plugin API"),
+    ],
+)
+def test_invalid_plugins_give_provider_errors(plugin_path, api, needle):
+    err = run_one(api, plugin_path)
+    assert isinstance(err, ProviderError), err
+    assert err.provider == api
+    assert needle in str(err)
+    assert "\n" not in str(err)
+
+
+def test_failures_are_isolated(plugin_path):
+    res = run_plugins(["p_raises", "p_module", "p_upper", "p_module"], extra_paths=[plugin_path])
+    assert list(res) == ["p_raises", "p_module", "p_upper"]
+    assert isinstance(res["p_raises"], ProviderError)
+    assert isinstance(res["p_upper"], ProviderError)
+    assert res["p_module"].configs == [FeatureConfig("level", ("v3", "v2"))]
+
+
+def test_process_killed_by_plugin_keeps_earlier_results(plugin_path):
+    res = run_plugins(["p_module", "p_exits", "p_empty"], extra_paths=[plugin_path])
+    assert isinstance(res["p_module"], PluginResult)
+    for api in ("p_exits", "p_empty"):
+        assert isinstance(res[api], ProviderError)
+        assert "exited with code 3 before reporting" in str(res[api])
+
+
+def test_leftover_threads_do_not_block(plugin_path):
+    start = time.monotonic()
+    res = run_one("p_threads", plugin_path, timeout=20)
+    assert isinstance(res, PluginResult)
+    assert time.monotonic() - start < 10
+
+
+def test_bad_interpreter():
+    res = run_plugins(["anything"], python="/nonexistent/python3")
+    assert "cannot start the plugin runner" in str(res["anything"])
+
+
+def test_interpreter_too_old_or_broken(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'SyntaxError: boom' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    res = run_plugins(["anything"], python=str(fake))
+    assert "plugin runner failed to start (exit code 1) (stderr: SyntaxError: boom)" in str(res["anything"])
+
+
+def test_empty_request_runs_nothing(mocker):
+    spy = mocker.spy(plugins, "_run_runner")
+    assert run_plugins([]) == {}
+    assert spy.call_count == 0
+
+
+def test_child_environment_is_scrubbed(plugin_path, monkeypatch):
+    monkeypatch.setenv("MY_API_TOKEN", "s3cret")
+    monkeypatch.setenv("PIP_INDEX_URL", "https://user:pass@example.invalid/simple")
+    monkeypatch.setenv("KEEP_ME", "yes")
+    monkeypatch.delenv("PIP_NO_VARIANTS", raising=False)
+    res = run_one("p_env", plugin_path)
+    values = {cfg.name: cfg.values for cfg in res.configs}
+    assert values == {
+        "token_seen": ("false",),
+        "url_has_user": ("false",),
+        "kept": ("yes",),
+        "no_variants": ("1",),
+    }
+
+
+def _python39() -> str:
+    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))
+    candidates += ["/usr/bin/python3.9", "/usr/local/bin/python3.9"]
+    for candidate in candidates:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    pytest.skip("no Python 3.9 interpreter here")
+
+
+def test_runner_works_on_python39(plugin_path):
+    python = _python39()
+    res = run_plugins(["p_module", "p_instance:Plugin", "p_raises"], python=python, extra_paths=[plugin_path])
+    assert res["p_module"].configs == [FeatureConfig("level", ("v3", "v2"))]
+    assert res["p_instance:Plugin"].namespace == "inst_ns"
+    assert isinstance(res["p_raises"], ProviderError)
+
+
+# --------------------------------------------------------------------------- discovery
+
+DIST_PLUGIN = """
+namespace = "venv_ns"
+class Plugin:
+    namespace = "venv_cls_ns"
+    @classmethod
+    def get_supported_configs(cls):
+        return [{"name": "f", "values": ["a"]}]
+def get_supported_configs():
+    return []
+"""
+
+
+def _write_dist(site_dir: Path, name: str, version: str, entry_points: str, module: str, source: str) -> None:
+    (site_dir / f"{module}.py").write_text(source)
+    dist_info = site_dir / f"{name.replace('-', '_')}-{version}.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (dist_info / "entry_points.txt").write_text(entry_points)
+
+
+ENTRY_POINTS = """\
+[variant_plugins]
+whatever = venv_fake_plugin:Plugin
+other = venv_fake_plugin
+broken = venv_fake_missing:Plugin
+bad = not a valid ref
+
+[console_scripts]
+ignored = venv_fake_plugin:main
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site_dir = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    _write_dist(site_dir, "Fake-Plugin", "1.2", ENTRY_POINTS, "venv_fake_plugin", DIST_PLUGIN)
+    return str(python)
+
+
+EXPECTED_DISCOVERY = [
+    InstalledPlugin("venv_cls_ns", "venv_fake_plugin:Plugin", "Fake-Plugin", "1.2"),
+    InstalledPlugin("venv_ns", "venv_fake_plugin", "Fake-Plugin", "1.2"),
+    InstalledPlugin(None, "venv_fake_missing:Plugin", "Fake-Plugin", "1.2"),
+]
+
+
+def test_discover_in_other_interpreter(fake_venv):
+    assert discover_installed_plugins(fake_venv) == EXPECTED_DISCOVERY
+    # And the discovered endpoints run in that interpreter.
+    res = run_plugins(["venv_fake_plugin:Plugin"], python=fake_venv)
+    assert res["venv_fake_plugin:Plugin"].configs == [FeatureConfig("f", ("a",))]
+
+
+def test_discover_in_process(tmp_path, monkeypatch, mocker):
+    _write_dist(tmp_path, "Fake-Plugin", "1.2", ENTRY_POINTS, "venv_fake_plugin", DIST_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spy = mocker.spy(plugins, "_run_runner")
+    found = discover_installed_plugins()
+    mine = [p for p in found if p.distribution == "Fake-Plugin"]
+    assert mine == EXPECTED_DISCOVERY
+    # Entry points were read here; only the namespace query ran in a child.
+    assert spy.call_count == 1
+    assert spy.call_args.args[0]["command"] == "namespace"
+    assert "venv_fake_plugin" not in sys.modules
+
+
+def test_discover_other_interpreter_failure():
+    with pytest.raises(ProviderError, match="could not list installed plugins"):
+        discover_installed_plugins("/nonexistent/python3")
+
+
+# --------------------------------------------------------------------------- isolated installs
+
+
+def _build_wheel(dist_dir: Path, name: str, version: str, module: str, source: str) -> Path:
+    dist_info = f"{name}-{version}.dist-info"
+    files = {
+        f"{module}.py": source.encode(),
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist_info}/entry_points.txt": f"[variant_plugins]\n{module} = {module}:Plugin\n".encode(),
+    }
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    wheel = dist_dir / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path, data in files.items():
+            zf.writestr(path, data)
+    return wheel
+
+
+ISOLATED_PLUGIN = """
+class Plugin:
+    @staticmethod
+    def get_supported_configs():
+        return [{"name": "isolated", "values": ["yes"]}]
+"""
+
+
+@pytest.fixture
+def stock_pip_env(monkeypatch):
+    # This machine has a global pip config (constraints, extra indexes): keep the child pip off it.
+    for key in list(os.environ):
+        if key.startswith("PIP_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+
+
+def test_isolated_install_run_and_reuse(tmp_path, stock_pip_env, mocker):
+    links = tmp_path / "links"
+    links.mkdir()
+    _build_wheel(links, "iso_plugin", "1.0", "iso_plugin_mod", ISOLATED_PLUGIN)
+    pip_args = ["--no-index", "--find-links", str(links)]
+    cache = tmp_path / "cache"
+    spy = mocker.spy(plugins, "install_isolated")
+    path = isolated_plugin_dir(["ISO.Plugin>=1"], str(cache), pip_args=pip_args)
+    assert spy.call_count == 1
+    assert spy.call_args.kwargs["target_dir"] != path  # installed elsewhere, then renamed
+    assert os.path.isfile(os.path.join(path, "iso_plugin_mod.py"))
+    assert [p for p in os.listdir(cache) if p.startswith(".")] == []  # no temp dirs left
+
+    res = run_plugins(["iso_plugin_mod:Plugin"], extra_paths=[path])
+    assert res["iso_plugin_mod:Plugin"].configs == [FeatureConfig("isolated", ("yes",))]
+
+    # Same set, other spelling and order: reused without running pip.
+    again = isolated_plugin_dir(["iso-plugin >= 1"], str(cache), pip_args=pip_args)
+    assert again == path
+    assert spy.call_count == 1
+
+
+def test_install_isolated_failure(tmp_path, stock_pip_env):
+    links = tmp_path / "links"
+    links.mkdir()
+    with pytest.raises(ProviderError) as info:
+        install_isolated(
+            ["no-such-plugin-xyz==1"],
+            pip_command=[sys.executable, "-m", "pip"],
+            target_dir=str(tmp_path / "target"),
+            pip_args=["--no-index", "--find-links", str(links)],
+        )
+    message = str(info.value)
+    assert info.value.provider == "no-such-plugin-xyz==1"
+    assert "pip exit code 1" in message
+    assert "no-such-plugin-xyz" in message.split(":", 1)[1]
+    assert "\n" not in message
+
+
+def test_install_isolated_child_env_and_command(tmp_path, mocker):
+    run = mocker.patch.object(plugins.subprocess, "run")
+    run.return_value = subprocess.CompletedProcess([], 0, b"")
+    install_isolated(["a>=1"], pip_command=["pip"], target_dir="/t", pip_args=["--index-url", "u"], env={"X": "1"})
+    cmd = run.call_args.args[0]
+    assert cmd == [
+        "pip",
+        "install",
+        "--target",
+        "/t",
+        "--no-warn-script-location",
+        "--disable-pip-version-check",
+        "--index-url",
+        "u",
+        "a>=1",
+    ]
+    assert run.call_args.kwargs["env"] == {"X": "1", "PIP_NO_VARIANTS": "1"}
+
+
+def test_install_isolated_timeout(mocker):
+    mocker.patch.object(plugins.subprocess, "run", side_effect=subprocess.TimeoutExpired("pip", 5))
+    with pytest.raises(ProviderError, match="timed out after 5 s"):
+        install_isolated(["a"], pip_command=["pip"], target_dir="/t", timeout=5)
+
+
+def test_isolated_plugin_dir_lost_race_uses_winner(tmp_path, mocker):
+    cache = tmp_path / "cache"
+    final = plugins._isolated_dir_path(["x-plugin"], str(cache), None)[0]
+
+    def fake_install(requirements, *, target_dir, **kwargs):
+        (Path(target_dir) / "mine.py").write_text("")
+        # Another process finishes the same set first.
+        os.mkdir(final)
+        (Path(final) / "winner.py").write_text("")
+
+    mocker.patch.object(plugins, "install_isolated", side_effect=fake_install)
+    assert isolated_plugin_dir(["x-plugin"], str(cache)) == final
+    assert os.listdir(final) == ["winner.py"]
+    assert os.listdir(cache) == [os.path.basename(final)]
+
+
+def test_isolated_plugin_dir_failure_cleans_up(tmp_path, mocker):
+    mocker.patch.object(plugins, "install_isolated", side_effect=ProviderError("x", "boom"))
+    with pytest.raises(ProviderError):
+        isolated_plugin_dir(["x-plugin"], str(tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
+def test_isolated_plugin_dir_keying():
+    def key(reqs, extra=None):
+        return plugins._isolated_dir_path(reqs, "/cache", extra)[0]
+
+    assert key(["B>=1", "a_x"]) == key(["a-x", "b >= 1", "A.X"])
+    assert key(["a"]) != key(["a>=1"])
+    assert key(["a"]) != key(["a"], extra="cp39-linux-x86_64")
+    with pytest.raises(ValueError, match="invalid provider requirement"):
+        isolated_plugin_dir(["not valid !"], "/nonexistent")
+
+
+def test_user_site_seen_like_plain_python(tmp_path, monkeypatch, fake_venv):
+    # -I drops user site; the runner restores it where plain Python has it.
+    if sys.prefix != sys.base_prefix:
+        pytest.skip("the test interpreter is a venv")
+    monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path))
+    monkeypatch.delenv("PYTHONNOUSERSITE", raising=False)
+    user_site = subprocess.run(
+        [sys.executable, "-c", "import site; print(site.getusersitepackages())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    os.makedirs(user_site)
+    Path(user_site, "p_user_site.py").write_text(textwrap.dedent(PLUGIN_SOURCES["p_empty"]))
+    assert isinstance(run_plugins(["p_user_site"])["p_user_site"], PluginResult)
+    # A venv without system site packages has no user site either.
+    assert isinstance(run_plugins(["p_user_site"], python=fake_venv)["p_user_site"], ProviderError)
+    monkeypatch.setenv("PYTHONNOUSERSITE", "1")
+    assert isinstance(run_plugins(["p_user_site"])["p_user_site"], ProviderError)
