@@ -1,0 +1,121 @@
+"""Registry of the providers built into pip-variants (PROVIDERS.md §3.3 step 4).
+
+Importing this module is cheap: providers are created on first use, and
+detection libraries (pynvml, py-cpuinfo) are only imported while detecting.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable, List, Mapping, Optional, Sequence
+
+from pip_variants.providers.base import Provider
+
+__all__ = ["BUILTIN_PROVIDERS", "builtin_for", "all_builtin_providers", "get_builtin"]
+
+
+def _nvidia() -> Provider:
+    from pip_variants.providers.nvidia import NvidiaProvider
+
+    return NvidiaProvider()
+
+
+def _x86_64() -> Provider:
+    from pip_variants.providers.x86_64 import X8664Provider
+
+    return X8664Provider()
+
+
+def _aarch64() -> Provider:
+    from pip_variants.providers.aarch64 import AArch64Provider
+
+    return AArch64Provider()
+
+
+def _tpu() -> Provider:
+    from pip_variants.providers.tpu import TpuProvider
+
+    return TpuProvider()
+
+
+#: namespace → factory of the built-in provider for it.
+BUILTIN_PROVIDERS: Mapping[str, Callable[[], Provider]] = {
+    "nvidia": _nvidia,
+    "x86_64": _x86_64,
+    "aarch64": _aarch64,
+    "tpu": _tpu,
+}
+
+
+@lru_cache(maxsize=None)
+def get_builtin(namespace: str) -> Optional[Provider]:
+    """The (stateless, shared) built-in provider for ``namespace``, if any."""
+    factory = BUILTIN_PROVIDERS.get(namespace)
+    return factory() if factory is not None else None
+
+
+def all_builtin_providers() -> List[Provider]:
+    """Every built-in provider, in registry order."""
+    return [p for p in (get_builtin(ns) for ns in BUILTIN_PROVIDERS) if p is not None]
+
+
+_COLON_RE = re.compile(r"\s*:\s*")
+
+
+def _normalize_api(api: str) -> str:
+    # `module : Object` and `module:Object` name the same endpoint.
+    return _COLON_RE.sub(":", api.strip())
+
+
+def _first_active_requirement_name(requires: Sequence[str]) -> Optional[str]:
+    """Canonical name of the first ``requires`` entry whose marker holds here.
+
+    Unparsable entries and markers that cannot be evaluated are skipped: they
+    cannot identify a package we stand in for.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    for item in requires:
+        try:
+            req = Requirement(item)
+        except InvalidRequirement:
+            continue
+        if req.marker is not None:
+            try:
+                if not req.marker.evaluate():
+                    continue
+            except Exception:
+                continue
+        return canonicalize_name(req.name)
+    return None
+
+
+def builtin_for(
+    namespace: str,
+    requires: Sequence[str] = (),
+    plugin_api: Optional[str] = None,
+) -> Optional[Provider]:
+    """The built-in provider serving a ``providers[namespace]`` entry, or None.
+
+    It serves the entry when the namespace matches and either no provider
+    information is given (PEP 825 0.1.x metadata has no providers table), or
+    the first applicable ``requires`` item names one of its packages (any
+    version range), or ``plugin_api`` is one of its endpoints.
+    """
+    provider = get_builtin(namespace)
+    if provider is None:
+        return None
+    if not requires and plugin_api is None:
+        return provider
+    if plugin_api is not None:
+        wanted = _normalize_api(plugin_api)
+        if any(_normalize_api(api) == wanted for api in provider.plugin_apis):
+            return provider
+    if requires:
+        name = _first_active_requirement_name(requires)
+        if name is not None and name in provider.packages:
+            return provider
+    return None
+
