@@ -1,0 +1,243 @@
+"""``pip-variants status``: is pip-variants working in this environment, and how."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from . import add_subcommand, print_json
+from .platform import OVERRIDE_ENV_VARS
+
+__all__ = [
+    "register",
+    "SUPPORTED_PIP",
+    "SETTING_ENV_VARS",
+    "PIP_CONFIG_KEYS",
+    "pip_supported",
+    "kill_switch",
+    "gather_status",
+    "format_status",
+]
+
+#: pip releases the hooks are tested on: 23.2 up to every 26.3.x (the same
+#: range as ``pip_variants._bootstrap.TESTED_RANGE``, which is not imported
+#: here because importing it installs the hooks).
+SUPPORTED_PIP: Tuple[str, str] = ("23.2", "26.3")
+
+#: pip options (as environment variables) that pip-variants adds to pip.
+SETTING_ENV_VARS: Tuple[str, ...] = (
+    "PIP_NO_VARIANTS",
+    "PIP_VARIANT",
+    "PIP_VARIANT_PROFILE",
+    "PIP_ALLOW_VARIANT_PLUGIN",
+    "PIP_VARIANT_ENABLE",
+    "PIP_VARIANT_STRICT",
+)
+#: pip-variants' own variables (not pip options).
+OWN_ENV_VARS: Tuple[str, ...] = ("PIP_VARIANTS_CACHE_DIR", "PIP_VARIANTS_NO_CACHE")
+#: The same options as pip.conf keys (any section: [global], [install], ...).
+PIP_CONFIG_KEYS: Tuple[str, ...] = (
+    "no-variants", "variant", "variant-profile", "allow-variant-plugin", "variant-enable", "variant-strict",
+)
+
+_FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+
+
+def pip_supported(version: str) -> Optional[bool]:
+    """Whether pip ``version`` is in the tested range; ``None`` if unparsable."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return None
+    low, high = (Version(x).release for x in SUPPORTED_PIP)
+    # Compare release numbers only, so 26.3.1 and 26.3.dev0 count as 26.3.
+    release = tuple(v.release) + (0,) * max(0, 2 - len(v.release))
+    return low <= release[:2] and release[:2] <= high
+
+
+def kill_switch(environ: Optional[Mapping[str, str]] = None) -> bool:
+    """``PIP_NO_VARIANTS`` read as the start-up hook reads it: empty or a
+    false word means not set; anything else turns variants off."""
+    env = os.environ if environ is None else environ
+    value = env.get("PIP_NO_VARIANTS", "").strip()
+    return bool(value) and value.lower() not in _FALSE_WORDS
+
+
+def _version_of(dist: str) -> Optional[str]:
+    # The stdlib module is enough for a version lookup, on 3.9 too.
+    from importlib import metadata as importlib_metadata
+
+    try:
+        return importlib_metadata.version(dist)
+    except Exception:
+        return None
+
+
+def _shim_active() -> Tuple[Optional[bool], Optional[str]]:
+    try:
+        from ..activation import is_active
+    except ImportError as exc:
+        return None, f"cannot tell: {exc}"
+    try:
+        return bool(is_active()), None
+    except Exception as exc:  # noqa: BLE001 - status must always print something
+        return None, f"cannot tell: {exc}"
+
+
+def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
+    """pip-variants keys set in pip's configuration files, as pip reads them."""
+    env = dict(os.environ)
+    env["PIP_NO_VARIANTS"] = "1"  # plain pip is enough to list config; keep it fast
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "list"],
+            capture_output=True, text=True, timeout=timeout, env=env,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {}, f"could not run 'pip config list': {exc}"
+    if proc.returncode != 0:
+        return {}, f"'pip config list' failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}"
+    out: Dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if not sep or key.startswith(":env:"):
+            continue  # environment variables are shown separately
+        option = key.split(".", 1)[-1]
+        if option in PIP_CONFIG_KEYS:
+            out[key] = value.strip().strip("'\"")
+    return out, None
+
+
+def _providers() -> Dict[str, Any]:
+    from ..providers.builtin import all_builtin_providers
+
+    builtin = [
+        {"namespace": p.namespace, "reimplements": list(p.packages), "plugin_apis": list(p.plugin_apis)}
+        for p in all_builtin_providers()
+    ]
+    plugins: List[Dict[str, Any]] = []
+    error = None
+    try:
+        from ..providers.plugins import discover_installed_plugins
+
+        for p in discover_installed_plugins():
+            plugins.append({"namespace": p.namespace, "distribution": p.distribution,
+                            "version": p.version, "plugin_api": p.plugin_api})
+    except Exception as exc:  # noqa: BLE001
+        error = f"installed plugins could not be listed: {exc}"
+    return {"builtin": builtin, "plugins": plugins, "plugin_error": error}
+
+
+def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
+    from .. import __version__
+
+    active, active_error = _shim_active()
+    pip_version = _version_of("pip")
+    try:
+        from ..providers.cache import cache_dir
+
+        cache: Optional[str] = str(cache_dir())
+    except Exception as exc:  # noqa: BLE001
+        cache = None
+        active_error = active_error or f"cache location unknown: {exc}"
+    env = {k: os.environ[k] for k in SETTING_ENV_VARS + OVERRIDE_ENV_VARS + OWN_ENV_VARS if k in os.environ}
+    config, config_error = _pip_config() if read_pip_config else ({}, None)
+    return {
+        "pip_variants_version": __version__,
+        "python": sys.executable,
+        "python_version": ".".join(map(str, sys.version_info[:3])),
+        "prefix": sys.prefix,
+        "shim_active": active,
+        "shim_error": active_error,
+        "variants_enabled": not kill_switch(),
+        "pip": {
+            "version": pip_version,
+            "supported": pip_supported(pip_version) if pip_version else False,
+            "supported_range": f"{SUPPORTED_PIP[0]} - {SUPPORTED_PIP[1]}",
+        },
+        "providers": _providers(),
+        "cache_dir": cache,
+        "environment": env,
+        "pip_config": config,
+        "pip_config_error": config_error,
+    }
+
+
+def format_status(st: Mapping[str, Any]) -> str:
+    lines = [f"pip-variants {st['pip_variants_version']} in {st['prefix']} (Python {st['python_version']})"]
+    active = st["shim_active"]
+    if active is True:
+        shim = "active: 'pip install' in this environment picks wheel variants"
+    elif active is False:
+        shim = "NOT active: pip here is stock; run 'pip-variants activate' (or reinstall pip-variants)"
+    else:
+        shim = st.get("shim_error") or "unknown"
+    lines.append(f"shim:      {shim}")
+    pip = st["pip"]
+    if pip["version"] is None:
+        lines.append("pip:       not installed in this environment")
+    else:
+        verdict = "supported" if pip["supported"] else "NOT supported: the hooks step aside and pip stays stock"
+        lines.append(f"pip:       {pip['version']} ({verdict}; tested range {pip['supported_range']})")
+    if st["variants_enabled"]:
+        lines.append("variants:  on")
+    else:
+        lines.append(f"variants:  OFF (PIP_NO_VARIANTS={os.environ.get('PIP_NO_VARIANTS', '')}): pip is left stock")
+    lines.append("providers:")
+    provs = st["providers"]
+    for p in provs["builtin"]:
+        lines.append(f"  built-in  {p['namespace']:<8}  stands in for {', '.join(p['reimplements'])}")
+    for p in provs["plugins"]:
+        ns = p["namespace"] or "?"
+        lines.append(f"  plugin    {ns:<8}  {p['distribution']} {p['version']} ({p['plugin_api']})")
+    if not provs["plugins"]:
+        lines.append("  (no provider plugins installed in this environment)")
+    if provs.get("plugin_error"):
+        lines.append(f"  warning: {provs['plugin_error']}")
+    lines.append(f"cache:     {st['cache_dir']}")
+    lines.append("settings in effect:")
+    settings = [f"  {k}={v}  (environment)" for k, v in st["environment"].items()]
+    settings += [f"  {k} = {v}  (pip config)" for k, v in st["pip_config"].items()]
+    lines.extend(settings or ["  (none: defaults)"])
+    if st.get("pip_config_error"):
+        lines.append(f"  warning: {st['pip_config_error']}")
+    return "\n".join(lines) + "\n"
+
+
+def _run(args: argparse.Namespace) -> int:
+    st = gather_status(read_pip_config=not args.no_pip_config)
+    if args.json:
+        print_json(st)
+    else:
+        sys.stdout.write(format_status(st))
+    return 0
+
+
+_EXAMPLES = """\
+  pip-variants status
+  pip-variants status --json
+  PIP_NO_VARIANTS=1 pip-variants status     # shows variants OFF"""
+
+
+def register(sub) -> None:  # type: ignore[no-untyped-def]
+    p = add_subcommand(
+        sub,
+        "status",
+        help="is the pip shim active here? pip version, providers, cache, settings",
+        description=(
+            "Report whether pip-variants is active in this environment: the start-up shim, the pip\n"
+            "version and whether it is in the tested range, the providers (built-in ones and the\n"
+            "plugins they stand in for, installed plugins with versions), the cache location, and\n"
+            "every pip-variants setting in effect (PIP_* variables, provider overrides, pip.conf keys)."
+        ),
+        examples=_EXAMPLES,
+        handler=_run,
+    )
+    p.add_argument("--json", action="store_true", help="print JSON for machines")
+    p.add_argument("--no-pip-config", action="store_true",
+                   help="do not run 'pip config list' to find pip.conf settings (faster)")

@@ -1,0 +1,33 @@
+"""pip-variants activate / deactivate on an environment prefix."""
+
+from __future__ import annotations
+
+import json
+
+from pip_variants import activation
+
+
+def test_activate_and_deactivate_a_prefix(run_cli, tmp_path):
+    prefix = tmp_path / "env"
+    site = activation.site_packages(str(prefix))
+    site.mkdir(parents=True)
+    proc = run_cli("activate", "--prefix", str(prefix))
+    assert proc.returncode == 0, proc.stderr
+    assert f"pip-variants is now active in {prefix}" in proc.stdout
+    assert (site / "pip_variants.pth").is_file()
+    proc = run_cli("deactivate", "--prefix", str(prefix), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["active"] is False and len(data["files"]) == 2
+    assert not (site / "pip_variants.pth").exists()
+
+
+def test_activate_errors_are_one_line(run_cli, tmp_path):
+    proc = run_cli("activate", "--prefix", str(tmp_path / "missing"))
+    assert proc.returncode == 1 and "no such environment directory" in proc.stderr
+    empty = tmp_path / "not-an-env"
+    empty.mkdir()
+    proc = run_cli("activate", "--prefix", str(empty))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("pip-variants: error: no site-packages directory")
+    assert "Traceback" not in proc.stderr

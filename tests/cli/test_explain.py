@@ -1,0 +1,270 @@
+"""pip-variants explain: the record format, the model, rendering, and a real pip run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from pip_variants.engine import VariantEngine, VariantSettings
+from pip_variants.explain import (
+    build_explanation,
+    chosen_from_report,
+    read_records,
+    record,
+    render,
+)
+from pip_variants.metadata import parse_metadata
+
+METADATA = {
+    "$schema": "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json",
+    "default-priorities": {"namespace": ["gpu", "cpu"]},
+    "providers": {
+        # Static providers: what "this machine" supports, fixed by the metadata.
+        "gpu": {"static-properties": {"api": ["12.4", "12.2"]}},
+        "cpu": {"static-properties": {"level": ["v3", "v2"]}},
+    },
+    "variants": {
+        "g128": {"gpu": {"api": ["12.8"]}},
+        "g124": {"gpu": {"api": ["12.4"]}},
+        "v3": {"cpu": {"level": ["v3"]}},
+        "null": {},
+    },
+}
+LABELS = ["g128", "g124", "v3", "null"]
+
+
+def _wheels():
+    rows = [{"filename": f"demo-1.0-py3-none-any-{l}.whl", "label": l, "tags_fit": True} for l in LABELS]
+    rows.append({"filename": "demo-1.0-py3-none-any.whl", "label": None, "tags_fit": True})
+    return rows
+
+
+def _selection(**settings):
+    md = parse_metadata(METADATA, "http://x/demo-1.0-variants.json")
+    return VariantEngine(VariantSettings(**settings)).select("demo", "1.0", md)
+
+
+def test_record_then_render(tmp_path):
+    path = str(tmp_path / "records.jsonl")
+    sel = _selection()
+    assert sel.order == ("g124", "v3", "null")
+    assert record(path, project="demo", version="1.0", source_url="http://x/demo-1.0-variants.json",
+                  wheels=_wheels(), selection=sel)
+    recs = read_records(path)
+    assert len(recs) == 1 and recs[0]["explain-record"] == 1
+    assert recs[0]["selection"]["rejected"]["g128"]["message"] == \
+        "needs gpu :: api :: 12.8; this machine supports 12.4, 12.2"
+
+    expl = build_explanation(recs, "Demo", version="1.0",
+                             chosen_url="http://x/files/demo-1.0-py3-none-any-g124.whl#sha256=00")
+    assert expl.chosen == "demo-1.0-py3-none-any-g124.whl"
+    rows = {w.label: w for w in expl.wheels}
+    assert rows["g124"].chosen and rows["g124"].rank == 1 and rows["g124"].variant_fit is True
+    assert rows["v3"].rank == 2 and rows["null"].rank == 3
+    assert rows[None].rank == 4 and rows[None].variant_fit is None
+    assert rows["g128"].rank is None and rows["g128"].variant_fit is False
+    assert rows["g128"].reason == "needs gpu :: api :: 12.8; this machine supports 12.4, 12.2"
+    assert rows["g124"].properties == ("gpu :: api :: 12.4",)
+    assert expl.wheels[0].label == "g124"  # the choice first, then by rank
+    assert [p.namespace for p in expl.providers] == ["gpu", "cpu"]
+    assert expl.providers[0].source == "static"
+
+    text = render(expl)
+    assert text.startswith("demo 1.0: pip chooses demo-1.0-py3-none-any-g124.whl\n")
+    assert "* 1     demo-1.0-py3-none-any-g124.whl" in text
+    assert "needs gpu :: api :: 12.8; this machine supports 12.4, 12.2" in text
+    assert "api: 12.4, 12.2" in text
+
+    data = expl.to_json()
+    json.dumps(data)
+    assert data["chosen_label"] == "g124" and data["wheels"][0]["rank"] == 1
+
+
+def test_forced_label_is_shown(tmp_path):
+    path = str(tmp_path / "r.jsonl")
+    sel = _selection(forced={"demo": "g128"})
+    record(path, project="demo", version="1.0", source_url=None, wheels=_wheels(), selection=sel)
+    expl = build_explanation(read_records(path), "demo", version="1.0",
+                             chosen_url="file:///w/demo-1.0-py3-none-any-g128.whl")
+    rows = {w.label: w for w in expl.wheels}
+    assert expl.forced == "g128"
+    assert rows["g128"].chosen and rows["g128"].rank == 1 and rows["g128"].variant_fit is False
+    assert "chosen with --variant, although it does not fit here: needs gpu :: api :: 12.8" in rows["g128"].reason
+    assert rows["g124"].variant_fit is True and rows["g124"].rank is None  # fits, but not asked for
+    assert rows[None].rank is None
+    assert "--variant demo=g128" in render(expl)
+
+
+def test_metadata_error_and_dropped_wheel(tmp_path):
+    path = str(tmp_path / "r.jsonl")
+    wheels = _wheels()
+    wheels[0]["problem"] = "variant.json disagrees with the index file"
+    record(path, project="demo", version="1.0", source_url="http://x/", wheels=wheels, selection=None,
+           metadata_error="demo 1.0 has variant wheels on http://x/ but no demo-1.0-variants.json")
+    expl = build_explanation(read_records(path), "demo", version="1.0",
+                             chosen_url="http://x/demo-1.0-py3-none-any.whl")
+    rows = {w.label: w for w in expl.wheels}
+    assert rows[None].chosen and rows[None].rank == 1
+    assert rows["g128"].reason == "wheel ignored: variant.json disagrees with the index file"
+    assert rows["v3"].variant_fit is False and "no demo-1.0-variants.json" in rows["v3"].reason
+    assert "variant metadata unusable" in render(expl)
+
+
+def test_no_records_and_pip_failure():
+    expl = build_explanation([], "demo", pip_error="ERROR: No matching distribution found for demo")
+    assert not expl.recorded and expl.version is None
+    text = render(expl)
+    assert "pip found nothing to install" in text
+    assert "recorded nothing" in text and "No matching distribution" in text
+
+
+def test_record_is_tolerant(tmp_path):
+    assert record(None, project="a", version="1", source_url=None, wheels=[]) is False
+    assert record(str(tmp_path / "no" / "such" / "dir" / "f"), project="a", version="1",
+                  source_url=None, wheels=[]) is False
+    assert record(str(tmp_path / "f"), project="a", version="1", source_url=None,
+                  wheels=[{"filename": "a-1-py3-none-any.whl"}], selection=object()) is False
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('not json\n[1, 2]\n{"no": "project"}\n')
+    record(str(path), project="a", version="1", source_url=None, wheels=[])
+    assert [r["project"] for r in read_records(str(path))] == ["a"]
+    assert read_records(str(tmp_path / "missing")) == []
+
+
+def test_versions_are_compared_normalised(tmp_path):
+    path = str(tmp_path / "r.jsonl")
+    record(path, project="demo", version="1.0.0", source_url=None, wheels=_wheels()[-1:])
+    record(path, project="other", version="1.0", source_url=None, wheels=[])
+    expl = build_explanation(read_records(path), "demo", version="1.0")
+    assert expl.recorded and len(expl.wheels) == 1
+
+
+def test_chosen_from_report():
+    report = {"install": [
+        {"metadata": {"name": "dep", "version": "2"}, "download_info": {"url": "https://x/dep-2.tar.gz"}},
+        {"metadata": {"name": "Demo_Tensor", "version": "1.0"},
+         "download_info": {"url": "https://x/p/demo_tensor-1.0-py3-none-any-cu%2B.whl#sha256=1"},
+         "variant": {"label": "cu"}},
+    ]}
+    chosen = chosen_from_report(report, "demo-tensor")
+    assert chosen["version"] == "1.0" and chosen["filename"] == "demo_tensor-1.0-py3-none-any-cu+.whl"
+    assert chosen["variant"] == {"label": "cu"}
+    assert chosen_from_report({}, "x") is None
+
+
+# --------------------------------------------------------------- with the real pip
+
+# What the pip layer is asked to do (see pip_variants.explain.record): after
+# H4's selection, one record per (version, source). Until the lead wires it
+# into pip_variants._pip.finder, this test applies the same call from outside.
+HOOKED_PIP = r"""
+import os, runpy, sys
+import pip_variants._bootstrap as boot
+getattr(boot, "install", lambda: None)()
+from pip_variants import explain
+from pip_variants._pip import finder, _compat
+from pip_variants._pip.context import label_of
+
+if "record" not in getattr(finder.select_candidates, "__code__", finder.select_candidates).co_names:
+    original = finder.select_candidates
+
+    def select_candidates(evaluator, ctx, result):
+        final = original(evaluator, ctx, result)
+        path = os.environ.get(explain.EXPLAIN_FILE_ENV)
+        groups = {}
+        for cand in result:
+            if cand.link.is_wheel:
+                key = (str(cand.version), _compat.link_source(cand.link))
+                groups.setdefault(key, []).append(cand)
+        for (version, source), cands in groups.items():
+            out = ctx.finder.known_outcome(source, ctx.canonical, version)
+            dropped = out.dropped_links if out else {}
+            explain.record(
+                path, project=ctx.project, version=version,
+                source_url=(out.json_url if out else None) or source,
+                wheels=[{"filename": c.link.filename, "label": label_of(c.link), "tags_fit": True,
+                         "problem": dropped.get(c.link.url)} for c in cands],
+                selection=out.selection if out else None,
+                metadata_error=(out.problem or (str(out.forced_missing) if out.forced_missing else None))
+                if out else None,
+            )
+        return final
+
+    finder.select_candidates = select_candidates
+sys.argv[0] = "pip"
+runpy.run_module("pip", run_name="__main__", alter_sys=True)
+"""
+
+def _pip_in_range() -> bool:
+    from pip_variants.cli.status import _version_of, pip_supported
+
+    return bool(pip_supported(_version_of("pip") or ""))
+
+
+needs_hooks = pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[2] / "pip_variants" / "_bootstrap.py").exists()
+    or not _pip_in_range(),
+    reason="the pip hooks are not in this checkout yet, or this pip is outside their range",
+)
+
+
+@pytest.fixture
+def demo_dir(tmp_path):
+    from pip_variants.demo_data import build_demo_index
+
+    root = tmp_path / "index"
+    build_demo_index(root)
+    return root
+
+
+@needs_hooks
+@pytest.mark.e2e
+@pytest.mark.parametrize("machine, chosen, rejected", [
+    ({"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"},
+     "cu126", ("cu128", "needs nvidia :: sm_arch :: 80_real or")),
+    ({"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"},
+     "cu128", None),
+])
+def test_explain_runs_pip(demo_dir, tmp_path, machine, chosen, rejected):
+    from clihelpers import cli_env  # isolation from this machine's pip config
+
+    from pip_variants.cli.explain import run_explain
+
+    env = cli_env(tmp_path, machine)
+    expl, rc = run_explain("demo-tensor", ["--no-index", "--find-links", str(demo_dir)], env=env,
+                           pip=[sys.executable, "-c", HOOKED_PIP], timeout=180)
+    assert rc == 0, expl.pip_error
+    assert expl.chosen == f"demo_tensor-1.0-py3-none-any-{chosen}.whl"
+    assert expl.version == "1.0" and expl.recorded
+    rows = {w.label: w for w in expl.wheels}
+    assert set(rows) == {"cu128", "cu126", "x86_64_v3", "null", None}
+    assert rows[chosen].chosen and rows[chosen].rank == 1
+    if rejected:
+        label, text = rejected
+        assert rows[label].variant_fit is False and text in rows[label].reason
+    assert "demo_tensor-1.0-variants.json" in expl.sources[0]
+    assert "What this machine supports" in render(expl)
+
+
+@needs_hooks
+@pytest.mark.e2e
+def test_explain_cli_subprocess(run_cli, demo_dir):
+    proc = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir),
+                   env={"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+                        "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"}, timeout=180)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "pip chooses demo_tensor-1.0-py3-none-any-cu128.whl" in proc.stdout
+    forced = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir),
+                     "--variant", "demo-tensor=cu126", "--json", timeout=180)
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout)["chosen"] == "demo_tensor-1.0-py3-none-any-cu126.whl"
+    off = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir), "--no-variants",
+                  "--json", timeout=180)
+    assert off.returncode == 0, off.stderr
+    assert json.loads(off.stdout)["chosen"] == "demo_tensor-1.0-py3-none-any.whl"
+    missing = run_cli("explain", "no-such-project", "--no-index", "--find-links", str(demo_dir), timeout=180)
+    assert missing.returncode == 1
+    assert "pip found nothing to install" in missing.stdout

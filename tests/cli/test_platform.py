@@ -1,0 +1,113 @@
+"""pip-variants platform: built-in providers plus installed plugins."""
+
+from __future__ import annotations
+
+import json
+
+
+from pip_variants.cli import main
+from pip_variants.cli import platform as cli_platform
+from pip_variants.providers import plugins
+from pip_variants.providers.base import FeatureConfig, ProviderError
+from pip_variants.providers.plugins import InstalledPlugin, PluginResult
+
+T4 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"}
+
+
+def test_json_shape_with_forced_t4(run_cli):
+    proc = run_cli("platform", "--json", env=T4)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert isinstance(data, dict)
+    for ns, feats in data.items():
+        assert isinstance(feats, dict), ns
+        for feature, values in feats.items():
+            assert isinstance(values, list) and all(isinstance(v, str) for v in values), (ns, feature)
+    assert list(data)[:4] == ["nvidia", "x86_64", "aarch64", "tpu"]
+    assert data["nvidia"]["cuda_version_lower_bound"][0] == "12.8"
+    assert data["nvidia"]["sm_arch"][0] == "75_real"
+    assert "12.9" in data["nvidia"]["cuda_version_upper_bound"]
+
+
+def test_human_table_shortens_long_lists(run_cli):
+    proc = run_cli("platform", env=T4)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.splitlines()[0].startswith("NAMESPACE")
+    assert "cuda_version_lower_bound" in out and "12.8, 12.7" in out
+    assert "(32 values)" in out  # 12.8 down to 11: shortened with a count
+    assert "overrides in effect: NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8" in out
+
+
+def test_full_lists_every_value(run_cli):
+    proc = run_cli("platform", "--full", env=T4)
+    assert "11.20" in proc.stdout and "values)" not in proc.stdout
+
+
+def test_invalid_override_is_reported_not_raised(run_cli):
+    proc = run_cli("platform", "--json", env={"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "twelve"})
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["nvidia"] == {}
+    assert "warning: nvidia" in proc.stderr and "Traceback" not in proc.stderr
+    human = run_cli("platform", env={"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "twelve"})
+    assert "nvidia: built-in provider failed" in human.stdout
+
+
+def test_help_has_examples(run_cli):
+    proc = run_cli("platform", "--help")
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout and "exit status:" in proc.stdout
+
+
+def _fake_plugins(monkeypatch, installed, answers):
+    monkeypatch.setattr(plugins, "discover_installed_plugins", lambda *a, **k: installed)
+    monkeypatch.setattr(plugins, "run_plugins", lambda apis, **k: {a: answers[a] for a in apis})
+
+
+def test_installed_plugins_follow_builtins(monkeypatch, isolated_env):
+    installed = [
+        InstalledPlugin("acme", "acme_provider:Plugin", "acme-provider", "1.2"),
+        InstalledPlugin("x86_64", "x86_64_variant_provider", "x86-64-variant-provider", "0.2.1"),
+        InstalledPlugin(None, "broken_provider", "broken-provider", "0.1"),
+    ]
+    answers = {
+        "acme_provider:Plugin": PluginResult("acme_provider:Plugin", [FeatureConfig("gen", ("3", "2"))], "acme"),
+        "broken_provider": ProviderError("broken_provider", "ImportError: nope"),
+    }
+    _fake_plugins(monkeypatch, installed, answers)
+    report = cli_platform.gather_platform()
+    names = [r.namespace for r in report.namespaces]
+    assert names[:4] == ["nvidia", "x86_64", "aarch64", "tpu"]
+    assert names[4:] == ["acme", "broken_provider"]
+    assert report.to_json()["acme"] == {"gen": ["3", "2"]}
+    x86 = report.namespaces[1]
+    assert "not run" in (x86.note or "")  # the built-in serves x86_64
+    table = cli_platform.format_table(report)
+    assert "acme" in table and "gen" in table
+    assert "broken_provider: plugin broken-provider 0.1 (broken_provider) provider failed" in table
+
+
+def test_plugin_listing_failure_is_a_warning(monkeypatch, isolated_env, capsys):
+    def boom(*a, **k):
+        raise ProviderError("(plugins)", "could not list installed plugins: crashed")
+
+    monkeypatch.setattr(plugins, "discover_installed_plugins", boom)
+    assert main(["platform", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "nvidia" in json.loads(captured.out)
+    assert "could not list installed plugins" in captured.err
+
+
+def test_no_plugins_skips_discovery(monkeypatch, isolated_env, capsys):
+    def fail(*a, **k):  # pragma: no cover - must not be called
+        raise AssertionError("plugins were listed")
+
+    monkeypatch.setattr(plugins, "discover_installed_plugins", fail)
+    assert main(["platform", "--no-plugins"]) == 0
+    assert "NAMESPACE" in capsys.readouterr().out
+
+
+def test_usage_error_exits_2(run_cli):
+    proc = run_cli("platform", "--bogus")
+    assert proc.returncode == 2
+    assert "unrecognized arguments" in proc.stderr

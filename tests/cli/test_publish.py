@@ -1,0 +1,242 @@
+"""pip-variants make-variant / index: publisher tools."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from support.wheels import build_wheel
+
+from pip_variants.metadata import load_metadata, load_wheel_metadata
+from pip_variants.publish import (
+    PublishError,
+    build_index,
+    build_variant_metadata,
+    make_variant,
+    parse_provider_option,
+    parse_static_option,
+)
+
+NS = ["nvidia", "x86_64"]
+CU128 = ["nvidia :: cuda_version_lower_bound :: 12.8", "nvidia::sm_arch::90_real", "nvidia :: sm_arch :: 80_real"]
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    return build_wheel(tmp_path / "plain", "demo-pkg", "1.0", files={"demo_pkg/data.txt": "x,y\n"})
+
+
+def _check_record(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        record_name = next(n for n in zf.namelist() if n.endswith(".dist-info/RECORD"))
+        rows = list(csv.reader(io.StringIO(zf.read(record_name).decode())))
+        listed = {row[0] for row in rows}
+        files = {n for n in zf.namelist() if not n.endswith("/")}
+        assert listed == files
+        for path, digest, size in rows:
+            if path == record_name:
+                assert digest == "" and size == ""
+                continue
+            data = zf.read(path)
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert digest == f"sha256={expected}", path
+            assert int(size) == len(data), path
+
+
+def test_make_variant_writes_a_readable_variant_wheel(plain, tmp_path):
+    out = make_variant(plain, tmp_path / "dist", label="cu128", properties=CU128, namespaces=NS)
+    assert out.name == "demo_pkg-1.0-py3-none-any-cu128.whl"
+    md = load_wheel_metadata(str(out), "cu128")
+    assert md.namespaces == ("nvidia", "x86_64")
+    assert md.variants["cu128"] == {"nvidia": {"cuda_version_lower_bound": ("12.8",),
+                                               "sm_arch": ("80_real", "90_real")}}
+    assert md.providers["nvidia"].requires == ("nvidia-variant-provider>=0.0.1,<1",)
+    assert md.providers["nvidia"].plugin_api == "nvidia_variant_provider.plugin:NvidiaVariantPlugin"
+    assert md.providers["x86_64"].requires == ("x86-64-variant-provider>=0.2",)
+    raw = json.loads(zipfile.ZipFile(out).read("demo_pkg-1.0.dist-info/variant.json"))
+    assert raw["$schema"].endswith("/v0.2.0.json")
+    _check_record(out)
+    # The original files are copied byte for byte.
+    with zipfile.ZipFile(plain) as a, zipfile.ZipFile(out) as b:
+        for name in a.namelist():
+            if not name.endswith("RECORD"):
+                assert a.read(name) == b.read(name)
+    assert plain.exists()
+
+
+def test_default_providers_for_known_namespaces(plain, tmp_path):
+    out = make_variant(plain, tmp_path, label="tpu", properties=["tpu :: present :: true"],
+                       namespaces=["tpu", "aarch64"])
+    raw = json.loads(zipfile.ZipFile(out).read("demo_pkg-1.0.dist-info/variant.json"))
+    assert raw["providers"] == {
+        "tpu": {"requires": ["tpu-variant-provider>=0.1"],
+                "plugin-api": "tpu_variant_provider.plugin:TpuVariantPlugin"},
+        "aarch64": {"requires": ["aarch64-variant-provider>=0.2"]},
+    }
+
+
+def test_null_variant(plain, tmp_path):
+    out = make_variant(plain, tmp_path, label=None, null=True, namespaces=NS)
+    assert out.name.endswith("-null.whl")
+    md = load_wheel_metadata(str(out), "null")
+    assert md.variants == {"null": {}} and md.namespaces == ("nvidia", "x86_64")
+    _check_record(out)
+
+
+def test_provider_and_static_options(plain, tmp_path):
+    out = make_variant(
+        plain, tmp_path, label="acme2",
+        properties=["acme :: gen :: 2", "blas :: library :: mkl"],
+        providers=["acme=acme-variant-provider>=1; python_version >= '3.9';plugin-api=acme_provider:Plugin"],
+        statics=["blas :: library :: mkl,openblas"],
+    )
+    md = load_wheel_metadata(str(out), "acme2")
+    assert md.providers["acme"].requires == ('acme-variant-provider>=1; python_version >= "3.9"',) or \
+        md.providers["acme"].requires == ("acme-variant-provider>=1; python_version >= '3.9'",)
+    assert md.providers["acme"].plugin_api == "acme_provider:Plugin"
+    assert md.providers["blas"].static_properties == (("library", ("mkl", "openblas")),)
+    plain_static = make_variant(plain, tmp_path, label="mkl", properties=["blas :: library :: mkl"],
+                                statics=["blas"])
+    assert load_wheel_metadata(str(plain_static), "mkl").providers["blas"].static_properties == (
+        ("library", ("mkl",)),)
+
+
+@pytest.mark.parametrize("text, ns, req, api", [
+    ("acme=acme-provider>=1", "acme", "acme-provider>=1", None),
+    ("acme=acme-provider;plugin-api=acme.p:Plugin", "acme", "acme-provider", "acme.p:Plugin"),
+    ("acme = acme-provider ; sys_platform == 'linux' ; plugin-api = m", "acme",
+     "acme-provider ; sys_platform == 'linux'", "m"),
+])
+def test_parse_provider_option(text, ns, req, api):
+    assert parse_provider_option(text) == (ns, req, api)
+
+
+@pytest.mark.parametrize("text", ["acme", "=x", "ACME=x", "acme=not a req!!", "acme=x;plugin-api=bad api"])
+def test_parse_provider_option_errors(text):
+    with pytest.raises(PublishError, match="--provider"):
+        parse_provider_option(text)
+
+
+def test_parse_static_option():
+    assert parse_static_option("blas") == ("blas", None)
+    assert parse_static_option("blas :: library :: mkl, openblas") == ("blas", ("library", ("mkl", "openblas")))
+    with pytest.raises(PublishError):
+        parse_static_option("blas :: library")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(label="cu128", properties=["acme :: x :: 1"]), "no known provider for namespace 'acme'"),
+    (dict(label="Bad", properties=CU128), "invalid label"),
+    (dict(label="cu128", properties=[]), "needs at least one -p"),
+    (dict(label="null", properties=CU128), "null variant has no properties"),
+    (dict(label="cu128", properties=["nvidia :: sm arch :: 1"]), "namespace :: feature :: value"),
+    (dict(label="cu128", properties=CU128, namespaces=["x86_64"]), "leaves out nvidia"),
+    (dict(label="null", properties=[]), "--namespaces"),
+])
+def test_metadata_errors(kwargs, message):
+    with pytest.raises(PublishError, match=re.escape(message)):
+        build_variant_metadata(**kwargs)
+
+
+def test_make_variant_refuses_variant_input(plain, tmp_path):
+    first = make_variant(plain, tmp_path / "a", label="cu128", properties=CU128)
+    with pytest.raises(PublishError, match="already has the variant label 'cu128'"):
+        make_variant(first, tmp_path / "b", label="x", properties=CU128)
+    with pytest.raises(PublishError, match="contradicts"):
+        make_variant(plain, tmp_path / "b", label="cu128", null=True, namespaces=NS)
+
+
+def _release(plain: Path, dist: Path) -> None:
+    make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
+    make_variant(plain, dist, label="x86_64_v3", properties=["x86_64 :: level :: v3"], namespaces=NS)
+    make_variant(plain, dist, label=None, null=True, namespaces=NS)
+    (dist / plain.name).write_bytes(plain.read_bytes())
+
+
+def test_index_writes_variants_json_and_pages(plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    (dist / "demo_pkg-1.0.tar.gz").write_bytes(b"not really an sdist")
+    report = build_index(dist)
+    assert report.ok
+    vj = dist / "demo_pkg-1.0-variants.json"
+    md = load_metadata(vj.read_bytes(), str(vj))
+    assert set(md.variants) == {"cu128", "x86_64_v3", "null"}
+    assert md.namespaces == ("nvidia", "x86_64")
+    assert json.loads(vj.read_text())["$schema"].endswith("/v0.2.0.json")
+
+    root = (dist / "simple" / "index.html").read_text()
+    assert '<a href="demo-pkg/">demo-pkg</a>' in root
+    page = (dist / "simple" / "demo-pkg" / "index.html").read_text()
+    links = dict(re.findall(r'<a href="\.\./\.\./([^"#]+)#sha256=([0-9a-f]{64})">', page))
+    expected = {p.name for p in dist.iterdir() if p.is_file()}
+    assert set(links) == expected
+    for name, digest in links.items():
+        assert hashlib.sha256((dist / name).read_bytes()).hexdigest() == digest, name
+    assert build_index(dist, check=True).problems == []
+
+
+def test_index_names_disagreeing_wheels(plain, tmp_path):
+    dist = tmp_path / "dist"
+    make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
+    other = build_wheel(tmp_path / "plain2", "demo-pkg", "1.0", tag="py2.py3-none-any")
+    make_variant(other, dist, label="cu128", properties=["nvidia :: cuda_version_lower_bound :: 12.6"],
+                 namespaces=NS)
+    with pytest.raises(PublishError) as exc:
+        build_index(dist)
+    msg = str(exc.value)
+    assert "demo_pkg-1.0-py2.py3-none-any-cu128.whl" in msg and "demo_pkg-1.0-py3-none-any-cu128.whl" in msg
+    assert "different properties" in msg
+    assert not (dist / "simple").exists()  # nothing written
+
+
+def test_index_namespace_conflict(plain, tmp_path):
+    dist = tmp_path / "dist"
+    make_variant(plain, dist, label="cu128", properties=CU128)
+    make_variant(plain, dist, label="v3", properties=["x86_64 :: level :: v3"])
+    with pytest.raises(PublishError, match="same --namespaces"):
+        build_index(dist)
+
+
+def test_check_reports_missing_and_stale_index_file(plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    report = build_index(dist, check=True)
+    assert not report.ok and "demo_pkg-1.0-variants.json is missing" in report.problems[0]
+    assert not (dist / "demo_pkg-1.0-variants.json").exists()
+    build_index(dist)
+    other = build_wheel(tmp_path / "plain3", "demo-pkg", "1.0", tag="py2.py3-none-any")
+    make_variant(other, dist, label="cu126", properties=["nvidia :: cuda_version_lower_bound :: 12.6"],
+                 namespaces=NS)
+    report = build_index(dist, check=True)
+    assert any("does not list labels cu126" in p for p in report.problems)
+
+
+def test_cli_make_variant_and_index(run_cli, plain, tmp_path):
+    dist = tmp_path / "wheelhouse"
+    proc = run_cli("make-variant", str(plain), "-p", CU128[0], "-p", CU128[1], "--label", "cu128",
+                   "--namespaces", "nvidia,x86_64", "-o", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote" in proc.stdout and "label cu128" in proc.stdout
+    proc = run_cli("make-variant", str(plain), "--null", "--namespaces", "nvidia,x86_64", "-o", str(dist), "--json")
+    assert json.loads(proc.stdout)["label"] == "null"
+    proc = run_cli("index", str(dist), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["ok"] and data["releases"][0]["labels"] == ["cu128", "null"]
+    assert run_cli("index", str(dist), "--check").returncode == 0
+    bad = run_cli("make-variant", str(plain), "-p", "acme :: x :: 1", "--label", "a", "-o", str(dist))
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("pip-variants: error: no known provider for namespace 'acme'")
+    assert "Traceback" not in bad.stderr
+    missing = run_cli("make-variant", str(tmp_path / "nope.whl"), "--label", "a", "-o", str(dist))
+    assert missing.returncode == 1 and "no such wheel file" in missing.stderr
+    assert run_cli("make-variant", str(plain)).returncode == 2

@@ -1,0 +1,85 @@
+"""pip-variants status."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pip_variants.cli import status as cli_status
+
+
+@pytest.mark.parametrize(
+    "version, ok",
+    [("23.1.2", False), ("23.2", True), ("23.2.1", True), ("25.0.1", True), ("26.3", True),
+     ("26.3.1", True), ("26.3.dev0", True), ("26.4", False), ("27.0", False), ("nonsense", None)],
+)
+def test_pip_supported_range(version, ok):
+    assert cli_status.pip_supported(version) is ok
+
+
+@pytest.mark.parametrize(
+    "value, off",
+    [(None, False), ("", False), ("0", False), ("false", False), ("No", False), ("1", True),
+     ("yes", True), ("bogus", True)],
+)
+def test_kill_switch_reads_like_pip(value, off):
+    env = {} if value is None else {"PIP_NO_VARIANTS": value}
+    assert cli_status.kill_switch(env) is off
+
+
+def test_json_reports_everything(run_cli):
+    proc = run_cli("status", "--json", env={"PIP_VARIANT": "torch=cu128",
+                                            "PIP_VARIANTS_X86_64_LEVEL": "v2"})
+    assert proc.returncode == 0, proc.stderr
+    st = json.loads(proc.stdout)
+    assert st["shim_active"] in (True, False, None)
+    assert st["pip"]["supported_range"] == "23.2 - 26.3"
+    assert st["pip"]["version"]
+    assert st["variants_enabled"] is True
+    builtin = {p["namespace"]: p for p in st["providers"]["builtin"]}
+    assert set(builtin) >= {"nvidia", "x86_64", "aarch64", "tpu"}
+    assert "nvidia-variant-provider" in builtin["nvidia"]["reimplements"]
+    assert isinstance(st["providers"]["plugins"], list)
+    assert st["cache_dir"].endswith("variants-cache")  # PIP_VARIANTS_CACHE_DIR from the fixture
+    env = st["environment"]
+    assert env["PIP_VARIANT"] == "torch=cu128"
+    assert env["PIP_VARIANTS_X86_64_LEVEL"] == "v2"
+    assert "PIP_VARIANTS_CACHE_DIR" in env
+
+
+def test_kill_switch_and_pip_conf_keys_show(run_cli, tmp_path):
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[install]\nno-variants = true\nvariant = torch=cpu\n[global]\ntimeout = 5\n")
+    proc = run_cli("status", "--json", env={"PIP_CONFIG_FILE": str(conf), "PIP_NO_VARIANTS": "1"})
+    assert proc.returncode == 0, proc.stderr
+    st = json.loads(proc.stdout)
+    assert st["variants_enabled"] is False
+    assert st["pip_config"] == {"install.no-variants": "true", "install.variant": "torch=cpu"}
+
+
+def test_human_output(run_cli):
+    proc = run_cli("status", "--no-pip-config", env={"NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for needle in ("shim:", "pip:", "variants:  on", "providers:", "built-in  nvidia",
+                   "stands in for nvidia-variant-provider", "cache:",
+                   "NV_VARIANT_PROVIDER_FORCE_SM_ARCH=9.0  (environment)"):
+        assert needle in out, needle
+
+
+def test_format_status_not_active():
+    st = {
+        "pip_variants_version": "0", "prefix": "/venv", "python_version": "3.11.7",
+        "shim_active": False, "shim_error": None, "variants_enabled": True,
+        "pip": {"version": "22.0", "supported": False, "supported_range": "23.2 - 26.3"},
+        "providers": {"builtin": [], "plugins": [{"namespace": "acme", "distribution": "acme-provider",
+                                                  "version": "1.0", "plugin_api": "acme:P"}],
+                      "plugin_error": None},
+        "cache_dir": "/c", "environment": {}, "pip_config": {}, "pip_config_error": None,
+    }
+    out = cli_status.format_status(st)
+    assert "NOT active" in out and "pip-variants activate" in out
+    assert "NOT supported" in out
+    assert "plugin    acme      acme-provider 1.0 (acme:P)" in out
+    assert "(none: defaults)" in out
