@@ -1,0 +1,153 @@
+"""What pip-variants costs: three ratios, measured side by side in one run.
+
+    python benchmarks/bench_pip.py [--pip 26.3] [--rounds 15] [--venvs DIR]
+
+Two venvs of the same Python and pip, one with pip-variants (built from this
+checkout), one without, and a loopback index (tests/support). Each pair of
+commands runs alternately, ``rounds`` times, after one warm-up each (pip's
+HTTP cache and the provider cache are warm); the table shows medians.
+
+=========================  ==================================================  ======
+case                       compared                                            target
+=========================  ==================================================  ======
+start-up                   ``python -c pass``, with vs without the shim        x1.01
+no-variant release         ``pip install --dry-run plain``, with vs without    x1.02
+variant install            ``pip install --target`` of a variant release,      x1.05
+                           pip-variants (variant chosen) vs stock pip (plain)
+=========================  ==================================================  ======
+
+A script, not a test: timings depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from support.index import LocalIndex
+from support.venvs import build_project_wheel, create_venv, scrubbed_env
+from support.wheels import NVIDIA_PROVIDER, build_release, build_wheel, variants_json
+
+GPU = variants_json(
+    "gpu",
+    "2.0",
+    namespaces=["nvidia"],
+    providers={"nvidia": NVIDIA_PROVIDER},
+    variants={
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+        "cu129": {"nvidia": {"cuda_version_lower_bound": ["12.9"]}},
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real"]}},
+        "null": {},
+    },
+)
+FAKE_GPU = {
+    "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+    "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0",
+}
+
+
+def _timed(cmd: Sequence[str], env: Dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stdout.decode(errors='replace')}")
+    return elapsed
+
+
+def _pair(a: Tuple[List[str], Dict[str, str]], b: Tuple[List[str], Dict[str, str]], rounds: int,
+          before=None) -> Tuple[float, float, float, float]:
+    """Median and minimum seconds of ``a`` and ``b``, run alternately (ABAB...),
+    after one warm-up each. The minimum is the better estimate on a busy machine."""
+    times_a: List[float] = []
+    times_b: List[float] = []
+    for i in range(rounds + 1):
+        for cmd, env, out in ((a[0], a[1], times_a), (b[0], b[1], times_b)):
+            if before is not None:
+                before()
+            t = _timed(cmd, env)
+            if i:
+                out.append(t)
+    return statistics.median(times_a), statistics.median(times_b), min(times_a), min(times_b)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pip", default=None, help="pip version for both venvs (default: newest)")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--venvs", default=None, help="reuse/keep the two venvs in this directory")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="pv-bench-"))
+    venv_dir = Path(args.venvs) if args.venvs else work
+    try:
+        wheel = build_project_wheel(work / "dist", python=args.python)
+        with_pv = venv_dir / "with"
+        without = venv_dir / "without"
+        venvs = {}
+        for path, w in ((with_pv, wheel), (without, None)):
+            marker = path / ".bench-ok"
+            if args.venvs and marker.is_file() and w is None:
+                venvs[path] = path / "bin" / "python"
+                continue
+            venvs[path] = create_venv(path, pip_version=args.pip, wheel=w, python=args.python).python
+            marker.write_text("ok")
+        py_with, py_without = str(venvs[with_pv]), str(venvs[without])
+
+        files = work / "files"
+        files.mkdir()
+        build_release(files, "gpu", "2.0", GPU)
+        build_wheel(files, "plain", "1.0")
+        build_wheel(files, "plain", "1.1")
+
+        env = scrubbed_env(FAKE_GPU, tmp=work / "env")
+        with LocalIndex() as index:
+            for path in sorted(files.iterdir()):
+                index.add_file(path.name.split("-")[0], path)
+            idx = ["--index-url", index.url]
+            target = work / "target"
+
+            def clean_target() -> None:
+                shutil.rmtree(target, ignore_errors=True)
+
+            rows = []
+            times = _pair(([py_with, "-c", "pass"], env), ([py_without, "-c", "pass"], env), args.rounds * 4)
+            rows.append(("start-up: python -c pass", *times, 1.01))
+
+            dry = ["-m", "pip", "install", "--dry-run", "-q", *idx, "plain"]
+            times = _pair(([py_with, *dry], env), ([py_without, *dry], env), args.rounds)
+            rows.append(("pip install --dry-run (no variants)", *times, 1.02))
+
+            inst = ["-m", "pip", "install", "-q", "--no-deps", "--target", str(target), *idx, "gpu"]
+            times = _pair(([py_with, *inst], env), ([py_without, *inst], env), args.rounds,
+                          before=clean_target)
+            rows.append(("pip install gpu: variant vs plain", *times, 1.05))
+
+        version = subprocess.run([py_with, "-m", "pip", "--version"], capture_output=True, text=True).stdout.split()[1]
+        print(f"pip {version}, {Path(args.python).name} {sys.version.split()[0] if args.python == sys.executable else ''}, "
+              f"{args.rounds} rounds (start-up x4), medians")
+        print(f"{'case':38} {'with':>9} {'without':>9} {'ratio':>6} | {'min w':>9} {'min w/o':>9} "
+              f"{'ratio':>6} | {'target':>6}")
+        for name, a, b, amin, bmin, goal in rows:
+            ratio, rmin = a / b, amin / bmin
+            flag = "" if min(ratio, rmin) <= goal else "  (over)"
+            print(f"{name:38} {a * 1000:7.1f}ms {b * 1000:7.1f}ms {ratio:6.3f} | {amin * 1000:7.1f}ms "
+                  f"{bmin * 1000:7.1f}ms {rmin:6.3f} | {'x%.2f' % goal:>6}{flag}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,234 @@
+"""Start-up hook: make pip variant-aware once pip imports its internals.
+
+Run by ``pip_variants.pth`` (``import pip_variants._bootstrap``) in every
+Python process of the environment, and by ``pip_variants.start``
+(``pip_variants._bootstrap:install``, PEP 829) on Python 3.15+. Every process
+pays for this module, so it imports nothing beyond what the interpreter has
+already loaded (``sys``, ``os``), never imports pip, and never raises.
+
+Order (PIP-HOOKS §7.2): the ``PIP_NO_VARIANTS`` kill switch first, then an
+idempotence check, then a ``sys.meta_path`` finder that wraps the loaders of
+the watched ``pip._internal`` modules; modules already imported are patched
+at once. The patches themselves live in :mod:`pip_variants._pip`.
+"""
+
+import os
+import sys
+
+__all__ = ["install", "uninstall", "kill_switch_set", "WATCHED", "TESTED_RANGE"]
+
+#: The modules whose classes pip-variants patches (PIP-HOOKS §10).
+WATCHED = frozenset(
+    (
+        "pip._internal.models.wheel",
+        "pip._internal.index.package_finder",
+        "pip._internal.index.sources",
+        "pip._internal.resolution.resolvelib.factory",
+        "pip._internal.cli.req_command",
+        "pip._internal.models.installation_report",
+        "pip._internal.operations.prepare",
+        "pip._internal.commands.install",
+        "pip._internal.commands.download",
+        "pip._internal.commands.wheel",
+        "pip._internal.commands.lock",
+    )
+)
+
+#: pip releases the hooks were verified against: 23.2 up to 26.3.x.
+TESTED_RANGE = ((23, 2), (26, 3))
+
+# pip's own reading of boolean environment values (``strtobool``): these words
+# mean "not set"; empty values are dropped by pip before it looks at them.
+_FALSE_WORDS = frozenset(("n", "no", "f", "false", "off", "0"))
+
+_MARKER = "_pip_variants_finder"
+
+
+def kill_switch_set(environ=None):
+    """Is ``PIP_NO_VARIANTS`` set the way pip would read it as true?
+
+    Empty or a false word: not set. Anything else, including values pip would
+    reject: set, so that an invalid value fails safe to stock pip.
+    """
+    value = (os.environ if environ is None else environ).get("PIP_NO_VARIANTS")
+    if value is None:
+        return False
+    value = value.strip()
+    if not value:
+        return False
+    return value.lower() not in _FALSE_WORDS
+
+
+def _warn(message):
+    try:
+        sys.stderr.write("WARNING: " + message + "\n")
+    except Exception:
+        pass
+
+
+def _parse_release(text):
+    """``"26.2.1"`` -> ``(26, 2)``; ``None`` when it is not ``N.N...``."""
+    parts = str(text).split(".")
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or "x")
+    except (IndexError, ValueError):
+        return None
+
+
+class _Gate:
+    """The pip version gate, decided once, on the first watched import."""
+
+    decided = False
+    allowed = False
+
+    @classmethod
+    def check(cls):
+        if cls.decided:
+            return cls.allowed
+        cls.decided = True
+        pip = sys.modules.get("pip")
+        version = getattr(pip, "__version__", None)
+        release = _parse_release(version) if version else None
+        low, high = TESTED_RANGE
+        # Pre-releases of the next minor (e.g. 26.4.dev0) parse as (26, 4): out.
+        cls.allowed = release is not None and low <= release <= high
+        if not cls.allowed:
+            _warn(
+                "pip-variants: pip %s is not supported (tested %d.%d\u2013%d.%d); "
+                "variant wheels are ignored" % ((version or "?",) + low + high)
+            )
+        return cls.allowed
+
+
+def _patch(module):
+    try:
+        from pip_variants import _pip
+
+        _pip.patch_module(module)
+    except Exception as exc:  # never break pip's own import
+        _warn(
+            "pip-variants: internal error while patching %s: %s: %s; "
+            "falling back to stock pip behaviour" % (module.__name__, type(exc).__name__, exc)
+        )
+        try:
+            from pip_variants._pip import state
+
+            state.STATE.broken = True
+        except Exception:
+            pass
+
+
+class _ProxyLoader:
+    """Runs the real loader, then patches the fresh module.
+
+    A proxy per module, never a replaced ``exec_module`` on the real loader:
+    under ``zipimport`` one ``zipimporter`` instance serves every module of the
+    archive (PIP-HOOKS §7.3).
+    """
+
+    def __init__(self, loader):
+        self._pv_loader = loader
+
+    def create_module(self, spec):
+        create = getattr(self._pv_loader, "create_module", None)
+        return create(spec) if create is not None else None
+
+    def exec_module(self, module):
+        self._pv_loader.exec_module(module)
+        _patch(module)
+
+    def __getattr__(self, name):
+        return getattr(self._pv_loader, name)
+
+
+class _LegacyProxyLoader:
+    """For loaders with only ``load_module`` (``zipimporter`` before 3.10)."""
+
+    def __init__(self, loader):
+        self._pv_loader = loader
+
+    def load_module(self, fullname):
+        module = self._pv_loader.load_module(fullname)
+        _patch(module)
+        return module
+
+    def __getattr__(self, name):
+        return getattr(self._pv_loader, name)
+
+
+class _Finder:
+    """A ``sys.meta_path`` finder that only wraps the loaders of ``WATCHED``."""
+
+    _pip_variants_finder = True
+
+    def __init__(self):
+        self._busy = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in WATCHED or fullname in self._busy:
+            return None
+        try:
+            if not _Gate.check():
+                return None
+            self._busy.add(fullname)
+            try:
+                spec = None
+                for finder in list(sys.meta_path):
+                    if getattr(finder, _MARKER, False):
+                        continue
+                    find = getattr(finder, "find_spec", None)
+                    if find is None:
+                        continue
+                    spec = find(fullname, path, target)
+                    if spec is not None:
+                        break
+            finally:
+                self._busy.discard(fullname)
+            loader = getattr(spec, "loader", None)
+            if loader is None or isinstance(loader, (_ProxyLoader, _LegacyProxyLoader)):
+                return spec
+            if hasattr(loader, "exec_module"):
+                spec.loader = _ProxyLoader(loader)
+            elif hasattr(loader, "load_module"):
+                spec.loader = _LegacyProxyLoader(loader)
+            return spec
+        except Exception:
+            # Let the normal machinery import the module unpatched.
+            return None
+
+    def invalidate_caches(self):
+        pass
+
+
+def _installed():
+    for finder in sys.meta_path:
+        if getattr(finder, _MARKER, False):
+            return finder
+    return None
+
+
+def install():
+    """Activate the import hook (idempotent; never raises)."""
+    try:
+        if kill_switch_set():
+            return
+        if _installed() is not None:
+            return
+        sys.meta_path.insert(0, _Finder())
+        already = [sys.modules[name] for name in WATCHED if name in sys.modules]
+        if already and _Gate.check():
+            for module in already:
+                _patch(module)
+    except Exception:
+        pass
+
+
+def uninstall():
+    """Remove the import hook (patches already applied stay; see ``_pip.uninstall``)."""
+    try:
+        sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, _MARKER, False)]
+    except Exception:
+        pass
+
+
+install()

@@ -1,0 +1,145 @@
+"""Every difference between pip releases that the hooks care about, in one place.
+
+PIP-HOOKS §5–§6. Feature detection where a feature can be seen (an attribute,
+a class), the release number only where it cannot. Nothing else in
+:mod:`pip_variants._pip` asks which pip it runs on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, List, Optional, Tuple
+
+__all__ = [
+    "PIP_VERSION",
+    "TESTED_RANGE",
+    "in_tested_range",
+    "InstallationError",
+    "UnsupportedWheel",
+    "Version",
+    "InvalidVersion",
+    "canonical_name",
+    "normalize_version",
+    "has_lazy_build_tag",
+    "has_scan_directory",
+    "applicable_candidates",
+    "target_tags",
+    "cross_target_options",
+    "get_runnable_pip",
+    "link_source",
+]
+
+
+def _release(text: str) -> Tuple[int, ...]:
+    out = []
+    for part in text.split("."):
+        m = re.match(r"\d+", part)
+        if not m:
+            break
+        out.append(int(m.group()))
+    return tuple(out)
+
+
+def _pip_version() -> Tuple[int, ...]:
+    import pip
+
+    return _release(getattr(pip, "__version__", "0"))
+
+
+PIP_VERSION = _pip_version()
+TESTED_RANGE = ((23, 2), (26, 3))
+
+
+def in_tested_range(version: Tuple[int, ...] = PIP_VERSION) -> bool:
+    return TESTED_RANGE[0] <= tuple(version[:2]) <= TESTED_RANGE[1]
+
+
+# `pip._internal.exceptions` is a module up to 26.2 and a package re-exporting
+# these names on `main`: import them from the package path only (§5.1).
+from pip._internal.exceptions import InstallationError, UnsupportedWheel
+
+# pip compares its candidates' versions with its vendored packaging; never mix
+# them with top-level packaging objects (§6.12).
+from pip._vendor.packaging.version import InvalidVersion, Version
+
+_CANON_RE = re.compile(r"[-_.]+")
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalisation (same result as packaging's canonicalize_name)."""
+    return _CANON_RE.sub("-", name).lower()
+
+
+def normalize_version(text: str) -> Optional[str]:
+    try:
+        return str(Version(text))
+    except InvalidVersion:
+        return None
+
+
+def has_lazy_build_tag(wheel_cls: type) -> bool:
+    """25.1–25.2: ``build_tag`` is a property re-matching ``self.filename`` (§6.1)."""
+    return isinstance(wheel_cls.__dict__.get("build_tag"), property)
+
+
+def has_scan_directory() -> bool:
+    """24.0+: ``_FlatDirectoryToUrls._scan_directory`` filters find-links dirs (§6.5)."""
+    from pip._internal.index import sources
+
+    cls = getattr(sources, "_FlatDirectoryToUrls", None)
+    return cls is not None and "_scan_directory" in cls.__dict__
+
+
+def applicable_candidates(result: Any) -> List[Any]:
+    """``BestCandidateResult``: ``iter_applicable()`` up to 24.x, a dataclass field from 25.0."""
+    if hasattr(result, "applicable_candidates"):
+        return list(result.applicable_candidates)
+    return list(result.iter_applicable())
+
+
+def target_tags(target_python: Any) -> Iterable[Any]:
+    """``get_tags()`` in 23.2, ``get_unsorted_tags()`` from 24.0."""
+    getter = getattr(target_python, "get_unsorted_tags", None) or target_python.get_tags
+    return getter()
+
+
+def cross_target_options(target_python: Any) -> List[str]:
+    """The pip options that point selection at another machine (§6.10)."""
+    if target_python is None:
+        return []
+    found = []
+    if getattr(target_python, "platforms", None):
+        found.append("--platform")
+    if getattr(target_python, "_given_py_version_info", None):
+        found.append("--python-version")
+    if getattr(target_python, "abis", None):
+        found.append("--abi")
+    if getattr(target_python, "implementation", None):
+        found.append("--implementation")
+    return found
+
+
+def get_runnable_pip() -> str:
+    """Where a child ``python <this> install ...`` runs this very pip (zipapp included).
+
+    In ``build_env`` up to 26.1, in ``utils.misc`` from 26.2.
+    """
+    try:
+        from pip._internal.utils.misc import get_runnable_pip as _get  # type: ignore[attr-defined]
+    except ImportError:
+        from pip._internal.build_env import get_runnable_pip as _get  # type: ignore[no-redef]
+    return str(_get())
+
+
+def link_source(link: Any) -> str:
+    """Which listing a link came from: the page URL, else its directory.
+
+    ``comes_from`` is the page URL string for index and find-links pages in
+    every release; links made from find-links directories and local files
+    have none.
+    """
+    comes_from = getattr(link, "comes_from", None)
+    if comes_from:
+        url = getattr(comes_from, "url", comes_from)
+        return str(url).split("#", 1)[0]
+    return link.url_without_fragment.rsplit("/", 1)[0]

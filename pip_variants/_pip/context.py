@@ -1,0 +1,339 @@
+"""Per-finder variant state: the ``variants.json`` registry, fetching, selection.
+
+H8 attaches a :class:`FinderContext` to each ``PackageFinder`` built by
+``install``/``download``/``wheel``/``lock``; H3 hands it to every
+``CandidateEvaluator`` that finder makes (as :class:`EvaluatorContext`). A
+finder without one (pip-tools, the self-version check, ``pip list``) keeps
+stock behaviour: variant wheels stay incompatible.
+
+The pip objects seen here are duck-typed (``Link``, ``InstallationCandidate``,
+``PipSession``): nothing is imported from pip but through :mod:`._compat`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zipfile
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import _compat
+from .state import STATE, ChosenVariant
+
+if TYPE_CHECKING:  # the selection core is imported when a variant shows up
+    from ..engine import Selection, VariantEngine, VariantLabelNotFound
+    from ..metadata import VariantMetadata
+
+__all__ = ["ATTR", "FinderContext", "EvaluatorContext", "Outcome", "label_of", "redact", "filename_module"]
+
+#: Attribute name on ``PackageFinder`` and ``CandidateEvaluator`` instances
+#: (neither class has ``__slots__`` in any supported release).
+ATTR = "_pip_variants"
+
+_label_cache: Dict[str, Optional[str]] = {}
+
+
+def filename_module() -> Any:
+    """:mod:`pip_variants.filename`, imported on first use (every pip command
+    imports the hook modules; most never look at a variant name)."""
+    from .. import filename
+
+    return filename
+
+
+def label_of(link: Any) -> Optional[str]:
+    """The PEP 825 label of a wheel link, ``None`` for anything else."""
+    url = link.url
+    try:
+        return _label_cache[url]
+    except KeyError:
+        pass
+    label: Optional[str] = None
+    filename = link.filename
+    if filename.endswith(".whl"):
+        fn = filename_module()
+        try:
+            label = fn.split_variant_label(filename)[1]
+        except fn.InvalidVariantFilename:
+            label = None
+    _label_cache[url] = label
+    return label
+
+
+def redact(url: str) -> str:
+    from pip._internal.utils.misc import redact_auth_from_url
+
+    return redact_auth_from_url(url)
+
+
+def _fetch_failure(exc: BaseException) -> str:
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if status is not None:
+        reason = getattr(response, "reason", "") or ""
+        return f"HTTP {status} {reason}".strip()
+    name = type(exc).__name__
+    text = str(exc)
+    if "Timeout" in name or "timed out" in text:
+        return "the request timed out"
+    retried = re.search(r"too many (\d{3}) error responses", text)
+    if retried:
+        return f"HTTP {retried.group(1)}, after retries"
+    if name == "ConnectionError" or "NewConnectionError" in text:
+        return "connection failed"
+    lines = text.strip().splitlines()
+    return f"{name}: {lines[0][:200]}" if lines else name
+
+
+class Outcome:
+    """Variant selection for one (source, project, version)."""
+
+    def __init__(self, metadata: "Optional[VariantMetadata]" = None, json_url: Optional[str] = None) -> None:
+        self.selection: Optional[Selection] = None
+        self.metadata = metadata
+        self.json_url = json_url
+        self.json_bytes: Optional[bytes] = None
+        #: why every variant wheel of the group is ignored (missing/bad metadata)
+        self.problem: Optional[str] = None
+        #: ``--variant`` names a label this release does not have
+        self.forced_missing: Optional[VariantLabelNotFound] = None
+        #: link URL -> why that one wheel is ignored (its variant.json is bad)
+        self.dropped_links: Dict[str, str] = {}
+
+    def rank(self, label: str) -> int:
+        if self.selection is None:
+            return -1
+        return self.selection.rank(label)
+
+
+class _Fetched:
+    __slots__ = ("metadata", "content", "problem")
+
+    def __init__(self, metadata: "Optional[VariantMetadata]", content: Optional[bytes],
+                 problem: Optional[str]) -> None:
+        self.metadata, self.content, self.problem = metadata, content, problem
+
+
+class FinderContext:
+    """Variant state of one ``PackageFinder``.
+
+    The engine is built on first use: a pip run that meets no variant wheel
+    never imports the selection core.
+    """
+
+    def __init__(self, engine: "Union[Callable[[], VariantEngine], VariantEngine]", session: Any, *,
+                 command: str = "install", forced: Optional[Dict[str, str]] = None) -> None:
+        self._engine = engine
+        #: ``--variant`` choices, canonical name -> label (known without the engine)
+        self.forced: Dict[str, str] = dict(forced or {})
+        self.session = session
+        self.command = command
+        #: (source, canonical name, normalised version) -> the variants.json Link
+        self.registry: Dict[Tuple[str, str, str], Any] = {}
+        self._outcomes: Dict[Tuple[str, str, str], Outcome] = {}
+        self._fetched: Dict[str, _Fetched] = {}
+
+    @property
+    def engine(self) -> "VariantEngine":
+        if callable(self._engine):
+            self._engine = self._engine()
+        return self._engine
+
+    # -- H2: collecting index files ------------------------------------------------
+
+    def peel_index_files(self, project_name: str, links: Iterable[Any]) -> List[Any]:
+        """Record this project's ``*-variants.json`` links; return the other links."""
+        canonical = _compat.canonical_name(project_name)
+        rest = []
+        for link in links:
+            # Cheap test on the raw URL first: most links are wheels and sdists.
+            if "-variants.json" not in link.url:
+                rest.append(link)
+                continue
+            filename = link.filename
+            if filename.endswith("-variants.json"):
+                parsed = filename_module().parse_variants_json_filename(filename)
+                if parsed is not None and _compat.canonical_name(parsed[0]) == canonical:
+                    version = _compat.normalize_version(parsed[1])
+                    if version is not None:
+                        key = (_compat.link_source(link), canonical, version)
+                        # First listing wins, like pip's own link de-duplication.
+                        self.registry.setdefault(key, link)
+                        continue
+            rest.append(link)
+        return rest
+
+    # -- H4: one release from one source -------------------------------------------
+
+    def outcome(self, project: str, version: str, source: str, candidates: Sequence[Any]) -> Outcome:
+        """Select among ``candidates`` (the labelled wheels of one release and source)."""
+        key = (source, _compat.canonical_name(project), version)
+        cached = self._outcomes.get(key)
+        if cached is not None:
+            return cached
+        out = self._compute(project, version, key, candidates)
+        self._outcomes[key] = out
+        return out
+
+    def known_outcome(self, source: str, canonical: str, version: str) -> Optional[Outcome]:
+        return self._outcomes.get((source, canonical, version))
+
+    def _compute(self, project: str, version: str, key: Tuple[str, str, str], candidates: Sequence[Any]) -> Outcome:
+        from ..engine import VariantLabelNotFound
+        from ..metadata import (
+            InvalidVariantMetadata,
+            check_consistency,
+            load_wheel_metadata,
+            merge_metadata,
+        )
+
+        source = key[0]
+        out = Outcome()
+        json_link = self.registry.get(key)
+        locals_ = [c for c in candidates if c.link.is_file]
+        if json_link is not None:
+            out.json_url = redact(json_link.url_without_fragment)
+            fetched = self._fetch(json_link)
+            if fetched.metadata is None:
+                out.problem = fetched.problem
+                return out
+            out.metadata, out.json_bytes = fetched.metadata, fetched.content
+            # Local wheels are cheap to open: check them against the index file (IX-3).
+            for cand in locals_:
+                label = label_of(cand.link)
+                try:
+                    wheel_md = load_wheel_metadata(cand.link.file_path, label or "")
+                    why = check_consistency(fetched.metadata, wheel_md, label or "")
+                except (InvalidVariantMetadata, OSError, zipfile.BadZipFile, KeyError) as exc:
+                    why = str(exc)
+                if why:
+                    out.dropped_links[cand.link.url] = why
+        elif candidates and len(locals_) == len(candidates):
+            # PEP 825: a source that is not an index may describe its variants
+            # only inside the wheels.
+            parts = []
+            for cand in locals_:
+                label = label_of(cand.link) or ""
+                try:
+                    parts.append(load_wheel_metadata(cand.link.file_path, label))
+                except (InvalidVariantMetadata, OSError, zipfile.BadZipFile, KeyError) as exc:
+                    out.dropped_links[cand.link.url] = str(exc)
+            if not parts:
+                out.problem = (
+                    f"no usable variant.json in the variant wheels of {project} {version} in {redact(source)}"
+                )
+                return out
+            try:
+                out.metadata = merge_metadata(parts, f"{redact(source)} (variant.json of the wheels)")
+            except InvalidVariantMetadata as exc:
+                out.problem = f"conflicting variant metadata in the wheels of {project} {version}: {exc}"
+                return out
+        else:
+            fn = filename_module()
+            expected = fn.variants_json_filename(fn.parse_wheel_filename(candidates[0].link.filename).name, version)
+            out.problem = (
+                f"{project} {version} has variant wheels on {redact(source)} but no {expected}"
+            )
+            return out
+        labels = []
+        for cand in candidates:
+            label = label_of(cand.link)
+            if label is not None and cand.link.url not in out.dropped_links and label not in labels:
+                labels.append(label)
+        try:
+            out.selection = self.engine.select(project, version, out.metadata, labels)
+        except VariantLabelNotFound as exc:
+            out.forced_missing = exc
+        return out
+
+    def _fetch(self, link: Any) -> _Fetched:
+        url = link.url_without_fragment
+        done = self._fetched.get(url)
+        if done is not None:
+            return done
+        shown = redact(url)
+        try:
+            # Revalidate like pip does for index pages: the file may be
+            # regenerated when wheels are added to a release.
+            response = self.session.get(
+                url, headers={"Accept": "application/json, */*;q=0.1", "Cache-Control": "max-age=0"}
+            )
+            response.raise_for_status()
+            content = response.content
+        except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
+            result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(exc)})")
+        else:
+            result = self._check(link, shown, content)
+        self._fetched[url] = result
+        return result
+
+    def _check(self, link: Any, shown: str, content: bytes) -> _Fetched:
+        from ..metadata import InvalidVariantMetadata, load_metadata
+
+        hash_name, expected = link.hash_name, link.hash
+        if hash_name and expected:
+            try:
+                actual = hashlib.new(hash_name, content).hexdigest()
+            except ValueError:
+                actual = None
+            if actual is not None and actual != expected:
+                return _Fetched(None, None, f"{shown} does not match its {hash_name} hash from the index")
+        try:
+            return _Fetched(load_metadata(content, shown), content, None)
+        except InvalidVariantMetadata as exc:
+            return _Fetched(None, None, f"invalid variant metadata: {exc}")
+
+    # -- H9 / H10 -----------------------------------------------------------------
+
+    def remember(self, link: Any, out: Outcome) -> None:
+        from ..metadata import InvalidVariantMetadata, dumps
+        from ..properties import format_property_set
+
+        label = label_of(link)
+        if label is None or out.metadata is None:
+            return
+        props = out.metadata.variants.get(label, {})
+        fn = filename_module()
+        try:
+            parsed = fn.parse_wheel_filename(link.filename)
+            name_version: Optional[Tuple[str, str]] = (parsed.name, parsed.version)
+        except fn.InvalidVariantFilename:
+            name_version = None
+        text = None
+        if out.json_bytes is None:
+            try:
+                text = dumps(out.metadata)
+            except InvalidVariantMetadata:
+                text = None
+        STATE.chosen[link.url_without_fragment] = ChosenVariant(
+            label=label,
+            properties=list(format_property_set(props)),
+            variants_json_url=out.json_url,
+            json_bytes=out.json_bytes,
+            json_text=text,
+            name_version=name_version,
+        )
+
+
+class EvaluatorContext:
+    """What H4/H5 need on one ``CandidateEvaluator`` (one project)."""
+
+    def __init__(self, finder: FinderContext, project_name: str) -> None:
+        self.finder = finder
+        self.project = project_name
+        self.canonical = _compat.canonical_name(project_name)
+        #: set by H4 when the candidates include labelled wheels; H5 changes
+        #: the key shape only then, so releases without variants sort as stock
+        self.has_labels = False
+
+    def rank(self, candidate: Any) -> int:
+        """H5's value: non-variant 0, ``null`` and compatible variants above, else -1."""
+        label = label_of(candidate.link)
+        if label is None:
+            return 0
+        out = self.finder.known_outcome(
+            _compat.link_source(candidate.link), self.canonical, str(candidate.version)
+        )
+        if out is None or candidate.link.url in out.dropped_links:
+            return -1
+        return out.rank(label)

@@ -1,0 +1,105 @@
+"""H7: ``Factory._fail_if_link_is_unsupported_wheel`` checks a local variant wheel.
+
+Direct, URL and constraint links skip the finder, so their label is checked
+here: a local wheel's ``*.dist-info/variant.json`` (PEP 825), a remote one's
+sibling ``{name}-{version}-variants.json`` when there is one. An unsupported
+variant raises pip's ``UnsupportedWheel`` with a message saying why.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from typing import Any, Callable, Optional
+
+from . import _patching, messages
+from .context import ATTR, FinderContext, Outcome, label_of, redact
+from .errors import UnsupportedVariantWheel
+from .state import STATE, selecting
+
+__all__ = ["patch", "check_variant_link"]
+
+
+def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _fail_if_link_is_unsupported_wheel(self: Any, link: Any) -> None:
+        original(self, link)
+        if not STATE.labels or not link.is_wheel:
+            return
+        try:
+            label = label_of(link)
+        except Exception:
+            return
+        if label is None:
+            return
+        ctx: Optional[FinderContext] = getattr(getattr(self, "_finder", None), ATTR, None)
+        if ctx is None or not selecting():
+            # Variants switched off after an error: refuse, as stock pip would.
+            raise UnsupportedVariantWheel(
+                f"{link.filename} is a wheel variant, and variant support is off in this pip run."
+            )
+        try:
+            check_variant_link(ctx, link, label)
+        except UnsupportedVariantWheel:
+            raise
+        except Exception as exc:
+            messages.internal_error("Factory._fail_if_link_is_unsupported_wheel", exc)
+            raise UnsupportedVariantWheel(
+                f"{link.filename} is a wheel variant that pip-variants could not check."
+            ) from None
+
+    return _fail_if_link_is_unsupported_wheel
+
+
+def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
+    from ..filename import parse_wheel_filename, variants_json_filename
+    from ..metadata import InvalidVariantMetadata, load_wheel_metadata
+    from ..properties import format_property_set
+
+    parsed = parse_wheel_filename(link.filename)
+    metadata: Any = None
+    json_url = None
+    if link.is_file:
+        try:
+            metadata = load_wheel_metadata(link.file_path, label)
+        except (InvalidVariantMetadata, OSError, zipfile.BadZipFile, KeyError) as exc:
+            raise UnsupportedVariantWheel(
+                f"{link.filename} is not a valid variant wheel: {exc}"
+            ) from None
+    else:
+        base = link.url_without_fragment.rsplit("/", 1)[0]
+        json_url = f"{base}/{variants_json_filename(parsed.name, parsed.version)}"
+        fetched = ctx._fetch(_UrlLink(json_url))
+        if fetched.metadata is None:
+            messages.warn_once(
+                f"pip-variants: cannot check the variant of {redact(link.url_without_fragment)} "
+                f"({fetched.problem}); installing it as requested"
+            )
+            return
+        metadata = fetched.metadata
+        json_url = redact(json_url)
+    rejection = ctx.engine.check_wheel(metadata, label)
+    if rejection is not None:
+        raise UnsupportedVariantWheel(
+            f"{link.filename} is not a supported variant on this system: {rejection}"
+        )
+    _, answers = ctx.engine.supported_for(metadata)
+    for answer in answers:
+        if answer.notice:
+            messages.warn_once(f"pip-variants: {answer.notice}")
+    props = format_property_set(metadata.variants.get(label, {}))
+    shown = ", ".join(props[:4]) + (", ..." if len(props) > 4 else "")
+    messages.info_once(f"{parsed.name} {parsed.version}: variant {label} ({shown or 'null variant'})")
+    ctx.remember(link, Outcome(metadata=metadata, json_url=json_url))
+
+
+class _UrlLink:
+    """Just enough of pip's ``Link`` for :meth:`FinderContext._fetch`."""
+
+    hash_name = None
+    hash = None
+
+    def __init__(self, url: str) -> None:
+        self.url = self.url_without_fragment = url
+
+
+def patch(module: Any) -> None:
+    _patching.patch(module.Factory, "_fail_if_link_is_unsupported_wheel", _wrap)

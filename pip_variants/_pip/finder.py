@@ -1,0 +1,291 @@
+"""H2–H5: ``pip._internal.index.package_finder``.
+
+H2 ``PackageFinder.evaluate_links``: peel ``{name}-{version}-variants.json``
+   links off into the finder's registry.
+H3 ``PackageFinder.make_candidate_evaluator``: hand the finder's variant state
+   to the evaluator (no state: fail closed).
+H4 ``CandidateEvaluator.get_applicable_candidates``: drop incompatible variant
+   wheels, apply ``--variant NAME=LABEL``, say what was chosen.
+H5 ``CandidateEvaluator._sort_key``: insert the variant rank right after
+   ``candidate.version`` so that variant order beats tag order (PEP 825).
+
+resolvelib keeps the first candidate of each version that builds, so the
+order of the list H4 returns decides the variant: incompatible ones must be
+removed, not merely ranked low (PIP-HOOKS §6.6).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import _compat, _patching, messages
+from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
+from .errors import VariantInstallationError
+from .state import STATE, selecting
+
+__all__ = ["patch", "select_candidates"]
+
+
+def _without_labels(candidates: List[Any]) -> List[Any]:
+    return [c for c in candidates if label_of(c.link) is None]
+
+
+# ----------------------------------------------------------------------------- H2
+
+
+def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
+    def evaluate_links(self: Any, link_evaluator: Any, links: Any) -> Any:
+        ctx: Optional[FinderContext] = getattr(self, ATTR, None)
+        if ctx is None or not selecting():
+            return original(self, link_evaluator, links)
+        links = list(links)
+        try:
+            rest = ctx.peel_index_files(link_evaluator.project_name, links)
+        except Exception as exc:
+            messages.internal_error("PackageFinder.evaluate_links", exc)
+            rest = links
+        return original(self, link_evaluator, rest)
+
+    return evaluate_links
+
+
+# ----------------------------------------------------------------------------- H3
+
+
+def _wrap_make_candidate_evaluator(original: Callable[..., Any]) -> Callable[..., Any]:
+    def make_candidate_evaluator(self: Any, *args: Any, **kwargs: Any) -> Any:
+        evaluator = original(self, *args, **kwargs)
+        ctx: Optional[FinderContext] = getattr(self, ATTR, None)
+        if ctx is not None and selecting():
+            try:
+                name = kwargs.get("project_name", args[0] if args else None)
+                setattr(evaluator, ATTR, EvaluatorContext(ctx, str(name)))
+            except Exception as exc:
+                messages.internal_error("PackageFinder.make_candidate_evaluator", exc)
+        return evaluator
+
+    return make_candidate_evaluator
+
+
+# ----------------------------------------------------------------------------- H4
+
+
+def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..., Any]:
+    def get_applicable_candidates(self: Any, candidates: Any) -> Any:
+        ctx: Optional[EvaluatorContext] = getattr(self, ATTR, None)
+        if ctx is None or not selecting():
+            if STATE.labels:
+                # H1 lets labelled names through in this process: an evaluator
+                # without variant state (or after an internal error) must still
+                # never offer them, exactly like stock pip.
+                candidates = _without_labels(list(candidates))
+            return original(self, candidates)
+        candidates = list(candidates)
+        try:
+            ctx.has_labels = any(label_of(c.link) is not None for c in candidates)
+        except Exception as exc:
+            messages.internal_error("CandidateEvaluator.get_applicable_candidates", exc)
+            return original(self, _without_labels(candidates))
+        if not ctx.has_labels:
+            result = original(self, candidates)
+            forced = ctx.finder.forced.get(ctx.canonical)
+            if forced is not None and result:
+                # --variant names a project that has no variant wheels at all.
+                from ..engine import VariantLabelNotFound
+
+                error = VariantLabelNotFound(ctx.project, str(result[-1].version), forced, [])
+                raise VariantInstallationError(str(error))
+            return result
+        result = original(self, candidates)
+        try:
+            return select_candidates(self, ctx, result)
+        except VariantInstallationError:
+            raise
+        except Exception as exc:
+            user_error = _user_error(exc)
+            if user_error is not None:
+                raise user_error from None
+            messages.internal_error("CandidateEvaluator.get_applicable_candidates", exc)
+            return _without_labels(result)
+
+    return get_applicable_candidates
+
+
+def _user_error(exc: Exception) -> Optional[VariantInstallationError]:
+    """The pip error for a user-facing selection error, ``None`` for a bug."""
+    from ..engine import StrictVariantError, VariantLabelNotFound
+
+    if isinstance(exc, VariantLabelNotFound):
+        return VariantInstallationError(str(exc))
+    if isinstance(exc, StrictVariantError):
+        return VariantInstallationError(f"{exc} (--variant-strict makes provider failures fatal)")
+    return None
+
+
+def _summary(out: Outcome) -> str:
+    if out.problem:
+        return out.problem
+    parts = []
+    if out.selection is not None:
+        for label, rejection in list(out.selection.rejected.items())[:3]:
+            parts.append(f"{label}: {rejection}")
+        if len(out.selection.rejected) > 3:
+            parts.append("...")
+    for url, why in list(out.dropped_links.items())[:2]:
+        parts.append(f"{url.rsplit('/', 1)[-1]}: {why}")
+    return "no variant fits this machine" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) -> List[Any]:
+    """H4's work on the sorted applicable list: fetch, select, filter, re-sort."""
+    if not result:
+        return result
+    fctx = ctx.finder
+    groups: Dict[Tuple[str, str], List[Any]] = {}
+    for cand in result:
+        if label_of(cand.link) is not None:
+            key = (str(cand.version), _compat.link_source(cand.link))
+            groups.setdefault(key, []).append(cand)
+    outcomes: Dict[Tuple[str, str], Outcome] = {
+        key: fctx.outcome(ctx.project, key[0], key[1], cands) for key, cands in groups.items()
+    }
+
+    def outcome_of(cand: Any) -> Outcome:
+        return outcomes[(str(cand.version), _compat.link_source(cand.link))]
+
+    newest = str(result[-1].version)
+    forced = fctx.forced.get(ctx.canonical)
+    if forced is None:
+        keep = []
+        for cand in result:
+            label = label_of(cand.link)
+            if label is None:
+                keep.append(cand)
+                continue
+            out = outcome_of(cand)
+            if cand.link.url not in out.dropped_links and out.rank(label) > 0:
+                keep.append(cand)
+    else:
+        keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest)
+    final = sorted(keep, key=evaluator._sort_key) if keep else keep
+    if not selecting():  # a hook failed meanwhile: stock behaviour
+        return _without_labels(result)
+
+    for cand in final:
+        if label_of(cand.link) is not None:
+            fctx.remember(cand.link, outcome_of(cand))
+    _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
+    return final
+
+
+def _apply_forced(
+    ctx: EvaluatorContext,
+    forced: str,
+    result: List[Any],
+    outcome_of: Callable[[Any], Outcome],
+    outcomes: Dict[Tuple[str, str], Outcome],
+    newest: str,
+) -> List[Any]:
+    """``--variant NAME=LABEL``: only that label's wheels, in versions that have it."""
+    keep = []
+    for cand in result:
+        if label_of(cand.link) != forced:
+            continue
+        out = outcome_of(cand)
+        if out.selection is not None and out.selection.forced == forced and cand.link.url not in out.dropped_links:
+            keep.append(cand)
+    if not keep:
+        from ..engine import VariantLabelNotFound
+
+        available: List[str] = []
+        problems = []
+        for (version, _), out in outcomes.items():
+            if version != newest:
+                continue
+            if out.forced_missing is not None:
+                available += [lbl for lbl in out.forced_missing.available if lbl not in available]
+            elif out.problem:
+                problems.append(out.problem)
+        error = VariantLabelNotFound(ctx.project, newest, forced, available)
+        extra = f" ({'; '.join(problems)})" if problems else ""
+        raise VariantInstallationError(f"{error}{extra}")
+    best = str(max(keep, key=lambda c: c.version).version)
+    if best != newest:
+        messages.warn_once(
+            f"pip-variants: {ctx.project} {newest} has no variant labelled {forced!r} "
+            f"(--variant {ctx.canonical}={forced}); using {ctx.project} {best} instead"
+        )
+    return keep
+
+
+def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcomes: List[Outcome]) -> None:
+    """One line about the newest applicable release: chosen variant or fallback."""
+    project = ctx.project
+    for out in newest_outcomes:
+        if out.selection is not None:
+            for notice in out.selection.notices:
+                messages.warn_once(f"pip-variants: {notice}")
+    if final and str(final[-1].version) == newest:
+        best = final[-1]
+        label = label_of(best.link)
+        if label is not None:
+            chosen = ctx.finder.known_outcome(_compat.link_source(best.link), ctx.canonical, newest)
+            if chosen is not None and chosen.selection is not None:
+                messages.info_once(chosen.selection.describe(label))
+                problem = chosen.selection.forced_problem
+                if problem is not None and chosen.selection.forced == label:
+                    messages.warn_once(
+                        f"pip-variants: {project} {newest}: variant {label} was chosen with --variant, "
+                        f"but this machine does not support it ({problem}); installing it anyway"
+                    )
+            return
+        if not newest_outcomes:
+            return
+        why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
+        what = "a non-variant wheel" if best.link.is_wheel else "the source distribution"
+        messages.warn_once(
+            f"pip-variants: {why}; installing {what} of {project} {newest} instead. "
+            f"Run 'pip-variants explain {ctx.canonical}' for details."
+        )
+    elif newest_outcomes:
+        why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
+        older = "; pip will try older versions" if final else ""
+        messages.warn_once(
+            f"pip-variants: no distribution of {project} {newest} fits this machine ({why}){older}. "
+            f"Run 'pip-variants explain {ctx.canonical}' for details."
+        )
+
+
+# ----------------------------------------------------------------------------- H5
+
+
+def _insert_after_version(key: Tuple[Any, ...], version: Any, rank: int) -> Tuple[Any, ...]:
+    for i, item in enumerate(key):
+        # By identity: the version object pip put in the key (PIP-HOOKS §6.3).
+        if item is version:
+            return key[: i + 1] + (rank,) + key[i + 1 :]
+    raise LookupError("candidate.version not found in pip's sort key")
+
+
+def _wrap_sort_key(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _sort_key(self: Any, candidate: Any) -> Any:
+        key = original(self, candidate)
+        ctx: Optional[EvaluatorContext] = getattr(self, ATTR, None)
+        if ctx is None or not ctx.has_labels or not selecting():
+            return key
+        try:
+            return _insert_after_version(key, candidate.version, ctx.rank(candidate))
+        except Exception as exc:
+            messages.internal_error("CandidateEvaluator._sort_key", exc)
+            return key
+
+    return _sort_key
+
+
+def patch(module: Any) -> None:
+    finder_cls = module.PackageFinder
+    evaluator_cls = module.CandidateEvaluator
+    _patching.patch(finder_cls, "evaluate_links", _wrap_evaluate_links)
+    _patching.patch(finder_cls, "make_candidate_evaluator", _wrap_make_candidate_evaluator)
+    _patching.patch(evaluator_cls, "get_applicable_candidates", _wrap_get_applicable_candidates)
+    _patching.patch(evaluator_cls, "_sort_key", _wrap_sort_key)

@@ -1,0 +1,56 @@
+"""What pip-variants tells the user inside pip: each line once per process.
+
+Everything goes through the ``pip_variants`` logger, which propagates to the
+root logger that pip configures, so pip's handlers format it (``WARNING:``
+prefix, ``--quiet`` / ``--verbose``, ``--log``) like pip's own lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Set, Tuple
+
+__all__ = ["logger", "info_once", "warn_once", "debug", "internal_error", "reset"]
+
+logger = logging.getLogger("pip_variants")
+
+_seen: Set[Tuple[int, str]] = set()
+
+
+def _once(level: int, message: str) -> bool:
+    key = (level, message)
+    if key in _seen:
+        return False
+    _seen.add(key)
+    return True
+
+
+def info_once(message: str) -> None:
+    if _once(logging.INFO, message):
+        logger.info("%s", message)
+
+
+def warn_once(message: str) -> None:
+    if _once(logging.WARNING, message):
+        logger.warning("%s", message)
+
+
+def debug(message: str, *args: object) -> None:
+    logger.debug(message, *args)
+
+
+def internal_error(hook: str, exc: BaseException) -> None:
+    """Report a bug in a hook once and switch the process to stock behaviour."""
+    from .state import STATE
+
+    STATE.broken = True
+    warn_once(
+        f"pip-variants: internal error in {hook}: {type(exc).__name__}: {exc}; "
+        "falling back to stock pip behaviour"
+    )
+    logger.debug("pip-variants: traceback of the internal error in %s", hook, exc_info=exc)
+
+
+def reset() -> None:
+    """Forget which lines were shown (tests run several pip commands in one process)."""
+    _seen.clear()

@@ -1,0 +1,65 @@
+"""H10: ``RequirementPreparer.save_linked_requirement`` keeps ``variants.json``.
+
+``pip download`` (and ``pip wheel``) save the chosen variant wheel into the
+target directory; the release's ``{name}-{version}-variants.json`` is saved
+beside it so that ``pip install --no-index --find-links DIR`` repeats the
+same choice offline.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from . import _patching, messages
+from .context import label_of
+from .state import STATE, selecting
+
+__all__ = ["patch", "save_variants_json"]
+
+
+def save_variants_json(download_dir: str, link: Any) -> None:
+    label = label_of(link)
+    if label is None:
+        return
+    chosen = STATE.chosen.get(link.url_without_fragment)
+    if chosen is None or chosen.name_version is None:
+        return
+    content = chosen.json_bytes
+    if content is None:
+        if chosen.json_text is None:
+            return
+        content = chosen.json_text.encode("utf-8")
+    from ..filename import variants_json_filename
+
+    path = os.path.join(download_dir, variants_json_filename(*chosen.name_version))
+    try:
+        with open(path, "rb") as fh:
+            if fh.read() == content:
+                return
+    except OSError:
+        pass
+    with open(path, "wb") as fh:
+        fh.write(content)
+    from pip._internal.utils.misc import display_path
+
+    messages.logger.info("Saved %s", display_path(path))
+
+
+def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def save_linked_requirement(self: Any, req: Any) -> None:
+        original(self, req)
+        if not selecting():
+            return
+        try:
+            link = req.link
+            if self.download_dir and link is not None and link.is_wheel:
+                save_variants_json(self.download_dir, link)
+        except Exception as exc:
+            messages.internal_error("RequirementPreparer.save_linked_requirement", exc)
+
+    return save_linked_requirement
+
+
+def patch(module: Any) -> None:
+    _patching.patch(module.RequirementPreparer, "save_linked_requirement", _wrap)

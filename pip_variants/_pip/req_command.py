@@ -1,0 +1,199 @@
+"""H8: ``RequirementCommand._build_package_finder`` turns variants on for a command.
+
+In ``install``, ``download``, ``wheel`` and ``lock`` the finder is built
+before any requirement is parsed (PIP-HOOKS §8), so this is where the
+process decides: read the H11 options, build the selection engine, attach a
+:class:`~pip_variants._pip.context.FinderContext` to the finder, and export
+the effective settings as ``PIP_*`` variables for pip's build-dependency
+subprocesses (which get pip's finder options but not ours, §7.5).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from . import _compat, _patching, messages
+from .context import ATTR, FinderContext
+from .errors import VariantInstallationError
+from .state import STATE
+
+__all__ = ["patch", "VARIANT_COMMANDS", "configure_finder", "Options"]
+
+#: Commands whose finder selects variants; ``lock`` only carries the options.
+VARIANT_COMMANDS = ("install", "download", "wheel", "lock")
+
+#: optparse ``dest`` -> environment variable pip maps onto it (H11).
+ENV_NAMES = {
+    "pip_variants_no_variants": "PIP_NO_VARIANTS",
+    "pip_variants_variant": "PIP_VARIANT",
+    "pip_variants_profile": "PIP_VARIANT_PROFILE",
+    "pip_variants_allow_plugin": "PIP_ALLOW_VARIANT_PLUGIN",
+    "pip_variants_enable": "PIP_VARIANT_ENABLE",
+    "pip_variants_strict": "PIP_VARIANT_STRICT",
+}
+
+
+class Options:
+    """The H11 option values of one command, with defaults when absent."""
+
+    def __init__(self, options: Any) -> None:
+        self.no_variants = bool(getattr(options, "pip_variants_no_variants", False))
+        self.variant = _words(getattr(options, "pip_variants_variant", None))
+        profile = getattr(options, "pip_variants_profile", None)
+        self.profile = os.path.abspath(os.path.expanduser(profile)) if profile else None
+        self.allow_plugin = _words(getattr(options, "pip_variants_allow_plugin", None))
+        self.enable = _words(getattr(options, "pip_variants_enable", None), commas=True)
+        self.strict = bool(getattr(options, "pip_variants_strict", False))
+
+    def environment(self) -> Dict[str, Optional[str]]:
+        """``PIP_*`` values reproducing these settings (``None``: unset)."""
+        return {
+            "PIP_NO_VARIANTS": "1" if self.no_variants else None,
+            "PIP_VARIANT": " ".join(self.variant) or None,
+            "PIP_VARIANT_PROFILE": self.profile,
+            "PIP_ALLOW_VARIANT_PLUGIN": " ".join(self.allow_plugin) or None,
+            "PIP_VARIANT_ENABLE": " ".join(self.enable) or None,
+            "PIP_VARIANT_STRICT": "1" if self.strict else None,
+        }
+
+
+def _words(values: Optional[Sequence[str]], commas: bool = False) -> List[str]:
+    out: List[str] = []
+    for value in values or ():
+        for word in (value.replace(",", " ") if commas else value).split():
+            if word not in out:
+                out.append(word)
+    return out
+
+
+def _export(opts: Options) -> None:
+    for name, value in opts.environment().items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def _index_args(finder: Any, options: Any) -> List[str]:
+    """The finder settings pip's own build-env installer forwards to its child."""
+    args: List[str] = []
+    urls = list(finder.index_urls)
+    if urls:
+        args += ["--index-url", urls[0]]
+        for url in urls[1:]:
+            args += ["--extra-index-url", url]
+    else:
+        args.append("--no-index")
+    for link in finder.find_links:
+        args += ["--find-links", link]
+    for host in finder.trusted_hosts:
+        args += ["--trusted-host", host]
+    for attr, flag in (("cert", "--cert"), ("client_cert", "--client-cert"), ("proxy", "--proxy")):
+        value = getattr(options, attr, None)
+        if value:
+            args += [flag, str(value)]
+    return args
+
+
+def _plugin_installer(finder: Any, options: Any) -> Callable[[Sequence[str]], str]:
+    def install(requirements: Sequence[str]) -> str:
+        from ..providers.cache import cache_dir
+        from ..providers.plugins import isolated_plugin_dir
+
+        # The running pip, as a child with PIP_NO_VARIANTS=1: no recursion, and
+        # zipapp / --python runs install with the same pip (PIP-HOOKS §9.2).
+        return isolated_plugin_dir(
+            list(requirements),
+            os.path.join(str(cache_dir()), "plugins"),
+            pip_command=[sys.executable, _compat.get_runnable_pip()],
+            pip_args=_index_args(finder, options),
+        )
+
+    return install
+
+
+def configure_finder(command: str, options: Any, session: Any, finder: Any) -> Optional[FinderContext]:
+    """Decide variants for this command and attach the state to ``finder``."""
+    opts = Options(options)
+    _export(opts)
+    STATE.command = command
+    if opts.no_variants:
+        messages.debug("pip-variants: variants off (--no-variants)")
+        return None
+    if command == "lock":
+        # A notice, not a warning: most locks involve no variant at all.
+        messages.info_once(
+            "pip-variants: pip lock cannot record wheel variants yet; locking with variants off"
+        )
+        return None
+    profile = None
+    if opts.profile:
+        from ..profile import InvalidProfile, load_profile
+
+        try:
+            profile = load_profile(opts.profile)
+        except InvalidProfile as exc:
+            raise VariantInstallationError(str(exc)) from None
+    cross = _compat.cross_target_options(getattr(finder, "target_python", None))
+    if cross and profile is None:
+        messages.warn_once(
+            f"pip-variants: {', '.join(cross)} select for another machine, so variant wheels are "
+            "ignored; pass --variant-profile FILE (from 'pip-variants profile export' on that "
+            "machine) to select variants for it"
+        )
+        return None
+    forced: Dict[str, str] = {}
+    if opts.variant:
+        from ..engine import VariantError, parse_forced
+
+        try:
+            forced = parse_forced(opts.variant)
+        except VariantError as exc:
+            raise VariantInstallationError(str(exc)) from None
+
+    def make_engine() -> Any:
+        # Deferred: only a pip run that meets a variant wheel pays for the core.
+        from ..engine import VariantEngine, VariantSettings
+        from ..support import SupportSettings
+
+        support = SupportSettings(
+            profile=profile,
+            profile_source=opts.profile or "",
+            allowed_plugins=tuple(opts.allow_plugin),
+            enabled_optional=tuple(opts.enable),
+            strict=opts.strict,
+            python=sys.executable,
+        )
+        return VariantEngine(
+            VariantSettings(enabled=True, forced=forced, support=support),
+            plugin_installer=_plugin_installer(finder, options),
+        )
+
+    ctx = FinderContext(make_engine, session, command=command, forced=forced)
+    setattr(finder, ATTR, ctx)
+    STATE.enabled = True
+    STATE.labels = True
+    return ctx
+
+
+def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _build_package_finder(self: Any, options: Any, session: Any, *args: Any, **kwargs: Any) -> Any:
+        finder = original(self, options, session, *args, **kwargs)
+        command = getattr(self, "name", "")
+        if STATE.stepped_aside or STATE.broken or command not in VARIANT_COMMANDS:
+            return finder
+        try:
+            configure_finder(command, options, session, finder)
+        except VariantInstallationError:
+            raise
+        except Exception as exc:
+            messages.internal_error("RequirementCommand._build_package_finder", exc)
+        return finder
+
+    return _build_package_finder
+
+
+def patch(module: Any) -> None:
+    _patching.patch(module.RequirementCommand, "_build_package_finder", _wrap)

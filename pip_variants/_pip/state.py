@@ -1,0 +1,76 @@
+"""Process-wide state of the pip integration.
+
+pip runs one command per process; H8 (``_build_package_finder``) decides
+whether that command selects variants and records it here. Every wrapper
+reads these flags first and passes straight through when variants are off.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+__all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "reset"]
+
+
+# Plain classes, not dataclasses: every pip command imports this module, and
+# generating dataclass methods costs more than the rest of it.
+
+
+class ChosenVariant:
+    """What the report (H9) and ``pip download`` (H10) need about a variant link."""
+
+    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version")
+
+    def __init__(
+        self,
+        label: str,
+        properties: List[str],
+        variants_json_url: Optional[str],
+        json_bytes: Optional[bytes] = None,
+        json_text: Optional[str] = None,
+        name_version: Optional[Tuple[str, str]] = None,
+    ) -> None:
+        self.label = label
+        self.properties = properties
+        self.variants_json_url = variants_json_url
+        #: the index file exactly as fetched, or ``None`` (metadata merged from wheels)
+        self.json_bytes = json_bytes
+        #: regenerated 0.2.0 document when there are no original bytes
+        self.json_text = json_text
+        #: ``(name, version)`` as written in the wheel filename
+        self.name_version = name_version
+
+
+class ProcessState:
+    def __init__(self) -> None:
+        #: H8 enabled variant selection for this process's command
+        self.enabled = False
+        #: H1 accepts labelled wheel names; once on, stays on, so that candidates
+        #: already collected never meet a Wheel() that rejects them
+        self.labels = False
+        #: pip has native variant options: pip-variants does nothing (H11)
+        self.stepped_aside = False
+        #: a hook failed: stock behaviour (variant wheels dropped) from now on
+        self.broken = False
+        self.command: Optional[str] = None
+        #: link URL (no fragment) -> what was chosen, for H9 / H10
+        self.chosen: Dict[str, ChosenVariant] = {}
+
+
+STATE = ProcessState()
+
+
+def selecting() -> bool:
+    """Do the selection hooks act in this process?"""
+    s = STATE
+    return s.enabled and not s.broken and not s.stepped_aside
+
+
+def labels_enabled() -> bool:
+    s = STATE
+    return s.labels and not s.stepped_aside
+
+
+def reset() -> None:
+    """Back to a fresh process (tests, ``uninstall()``)."""
+    STATE.__init__()  # in place: other modules hold STATE

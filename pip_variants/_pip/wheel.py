@@ -1,0 +1,53 @@
+"""H1: ``pip._internal.models.wheel.Wheel.__init__`` accepts PEP 825 labels.
+
+pip's nine ``Wheel(...)`` call sites all bind the same class, so one in-place
+patch covers them on every release (PIP-HOOKS §6.1). The original parses the
+unlabelled name; the full name and the label are restored afterwards.
+Passes through unless H8 enabled variants in this process, so ``pip list``,
+``pip index`` and other finder users keep rejecting labelled names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _compat, _patching
+from .state import labels_enabled
+
+__all__ = ["patch"]
+
+
+def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[..., Any]:
+    def __init__(self: Any, filename: str) -> None:
+        if not labels_enabled():
+            return original(self, filename)
+        from ..filename import InvalidVariantFilename, split_variant_label
+
+        try:
+            plain, label = split_variant_label(filename)
+        except InvalidVariantFilename:
+            # Malformed label: let pip reject the full name as it always did.
+            return original(self, filename)
+        if label is None:
+            original(self, filename)
+            self.variant_label = None
+            return None
+        original(self, plain)
+        if lazy_build_tag:
+            # 25.1–25.2: ``build_tag`` re-matches ``self.filename`` on first
+            # access; evaluate (and cache) it while the name is unlabelled.
+            try:
+                _ = self.build_tag
+            except Exception:
+                pass
+        self.filename = filename
+        self.variant_label = label
+        return None
+
+    return __init__
+
+
+def patch(module: Any) -> None:
+    wheel_cls = module.Wheel
+    lazy = _compat.has_lazy_build_tag(wheel_cls)
+    _patching.patch(wheel_cls, "__init__", lambda original: _wrap_init(original, lazy))

@@ -1,0 +1,102 @@
+"""Write or remove the start-up shim of an environment.
+
+``pip install pip-variants`` puts ``pip_variants.pth`` and
+``pip_variants.start`` (PEP 829) at the root of the wheel, hence into
+site-packages. ``pip-variants activate/deactivate [--prefix DIR]`` manage
+exactly these two files for any environment prefix (a venv or a conda
+prefix), e.g. after ``deactivate`` or for an environment where pip-variants
+was installed with ``--target``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from pathlib import Path
+from typing import List, Optional
+
+__all__ = [
+    "PTH_NAME",
+    "START_NAME",
+    "PTH_LINE",
+    "START_LINE",
+    "ActivationError",
+    "site_packages",
+    "shim_files",
+    "activate",
+    "deactivate",
+    "is_active",
+]
+
+PTH_NAME = "pip_variants.pth"
+START_NAME = "pip_variants.start"
+
+#: A missing or broken ``pip_variants`` must leave Python silent: site.py
+#: reports any exception raised by a ``.pth`` import line.
+PTH_LINE = 'import sys; exec("try:\\n import pip_variants._bootstrap\\nexcept Exception:\\n pass")\n'
+START_LINE = "pip_variants._bootstrap:install\n"
+
+
+class ActivationError(OSError):
+    """The shim files cannot be written or removed; the message says what to do."""
+
+
+def site_packages(prefix: Optional[str] = None) -> Path:
+    """The purelib site-packages of the environment at ``prefix`` (default: this one)."""
+    base = os.path.abspath(prefix if prefix is not None else sys.prefix)
+    return Path(sysconfig.get_paths(vars={"base": base, "platbase": base})["purelib"])
+
+
+def shim_files(prefix: Optional[str] = None) -> List[Path]:
+    site = site_packages(prefix)
+    return [site / PTH_NAME, site / START_NAME]
+
+
+def _denied(site: Path, action: str, exc: OSError) -> ActivationError:
+    return ActivationError(
+        exc.errno,
+        f"cannot {action} the pip-variants start-up files in {site}: the site-packages "
+        f"directory is read-only for this user ({exc.strerror or exc}). Run the command as "
+        "the user who owns the environment, or use a virtual environment you can write to.",
+    )
+
+
+def activate(prefix: Optional[str] = None) -> List[Path]:
+    """Write the two shim files; returns their paths."""
+    site = site_packages(prefix)
+    if not site.is_dir():
+        raise ActivationError(
+            2,
+            f"no site-packages directory at {site}: is {prefix or sys.prefix} a Python "
+            "environment (a venv or conda prefix)?",
+        )
+    written = []
+    try:
+        for path, text in zip(shim_files(prefix), (PTH_LINE, START_LINE)):
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+            written.append(path)
+    except PermissionError as exc:
+        raise _denied(site, "write", exc) from None
+    return written
+
+
+def deactivate(prefix: Optional[str] = None) -> List[Path]:
+    """Remove the two shim files; returns the paths that were removed."""
+    site = site_packages(prefix)
+    removed = []
+    try:
+        for path in shim_files(prefix):
+            if path.exists() or path.is_symlink():
+                path.unlink()
+                removed.append(path)
+    except PermissionError as exc:
+        raise _denied(site, "remove", exc) from None
+    return removed
+
+
+def is_active(prefix: Optional[str] = None) -> bool:
+    """Is the start-up shim present (the ``.pth`` line is what runs before 3.15)?"""
+    return any(path.is_file() for path in shim_files(prefix))

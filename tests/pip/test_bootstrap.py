@@ -1,0 +1,260 @@
+"""The start-up hook: kill switch, idempotence, import cost, version gate."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pip_variants import _bootstrap
+from pip_variants._bootstrap import kill_switch_set
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, False),
+        ("", False),
+        ("   ", False),
+        ("0", False),
+        ("no", False),
+        ("N", False),
+        ("False", False),
+        ("off", False),
+        ("f", False),
+        ("1", True),
+        ("yes", True),
+        ("TRUE", True),
+        ("on", True),
+        ("y", True),
+        ("maybe", True),  # pip would reject it; fail safe to stock pip
+    ],
+)
+def test_kill_switch_reads_values_like_pip(value, expected):
+    env = {} if value is None else {"PIP_NO_VARIANTS": value}
+    assert kill_switch_set(env) is expected
+
+
+def _run(code: str, env: dict, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    # cwd: ``-c`` puts the working directory on sys.path
+    return subprocess.run(
+        [sys.executable, *args, "-c", textwrap.dedent(code)],
+        env=env, capture_output=True, text=True, timeout=120, cwd=cwd or "/",
+    )
+
+
+COUNT_FINDERS = """
+    import sys
+    import pip_variants._bootstrap as b
+    print(sum(1 for f in sys.meta_path if getattr(f, "_pip_variants_finder", False)))
+"""
+
+
+@pytest.mark.parametrize("value, finders", [(None, "1"), ("0", "1"), ("1", "0"), ("yes", "0"), ("", "1")])
+def test_kill_switch_in_a_fresh_process(subprocess_env, value, finders):
+    if value is not None:
+        subprocess_env["PIP_NO_VARIANTS"] = value
+    proc = _run(COUNT_FINDERS, subprocess_env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == finders
+    assert proc.stderr == ""
+
+
+def test_kill_switch_leaves_pip_untouched(subprocess_env):
+    subprocess_env["PIP_NO_VARIANTS"] = "1"
+    proc = _run(
+        """
+        import pip_variants._bootstrap
+        from pip._internal.models.wheel import Wheel
+        from pip._internal.commands import create_command
+        print(hasattr(Wheel.__init__, "__pip_variants_wraps__"))
+        print(create_command("install").parser.has_option("--variant"))
+        """,
+        subprocess_env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "False"]
+
+
+def test_install_is_idempotent(subprocess_env):
+    proc = _run(
+        """
+        import importlib, sys
+        import pip_variants._bootstrap as b
+        b.install(); b.install()
+        importlib.reload(b)  # what a second .pth run (virtual build env) amounts to
+        b.install()
+        print(sum(1 for f in sys.meta_path if getattr(f, "_pip_variants_finder", False)))
+        """,
+        subprocess_env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "1"
+
+
+def test_watched_import_is_patched_through_the_proxy_loader(subprocess_env):
+    proc = _run(
+        """
+        import pip_variants._bootstrap
+        from pip._internal.models.wheel import Wheel
+        from pip._internal.index.package_finder import CandidateEvaluator
+        import pip._internal.models.wheel as m
+        print(hasattr(Wheel.__init__, "__pip_variants_wraps__"))
+        print(hasattr(CandidateEvaluator._sort_key, "__pip_variants_wraps__"))
+        print(type(m.__spec__.loader).__name__)
+        print(m.__spec__.loader.get_source("pip._internal.models.wheel") is not None)
+        """,
+        subprocess_env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "True", "_ProxyLoader", "True"]
+
+
+def test_modules_imported_before_the_hook_are_patched_at_once(subprocess_env):
+    proc = _run(
+        """
+        from pip._internal.models.wheel import Wheel
+        import pip_variants._bootstrap
+        print(hasattr(Wheel.__init__, "__pip_variants_wraps__"))
+        """,
+        subprocess_env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
+
+
+def test_bootstrap_imports_almost_nothing(subprocess_env):
+    proc = _run(
+        """
+        import sys, os  # a normal start-up (site.py) has loaded os already
+        before = set(sys.modules)
+        import pip_variants._bootstrap
+        print(sorted(set(sys.modules) - before))
+        """,
+        subprocess_env, "-S",  # -S: an installed pip-variants must not pre-load it
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['pip_variants', 'pip_variants._bootstrap']"
+
+
+def test_pth_line_is_silent_without_the_package(tmp_path, subprocess_env):
+    line = (REPO / "sitecustomize_shim" / "pip_variants.pth").read_text()
+    assert line.startswith("import ")
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    (site_dir / "pip_variants.pth").write_text(line)
+    subprocess_env.pop("PYTHONPATH")
+    proc = _run(
+        f"import site, sys; site.addsitedir({str(site_dir)!r}); print('pip_variants' in sys.modules)",
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == "False"
+    assert proc.stderr == ""
+
+
+def test_pth_line_activates_with_the_package(tmp_path, subprocess_env):
+    line = (REPO / "sitecustomize_shim" / "pip_variants.pth").read_text()
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    (site_dir / "pip_variants.pth").write_text(line)
+    proc = _run(
+        f"import site, sys; site.addsitedir({str(site_dir)!r}); "
+        "print(sum(1 for f in sys.meta_path if getattr(f, '_pip_variants_finder', False)))",
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "1"
+    assert proc.stderr == ""
+
+
+def test_start_file_names_the_install_function():
+    text = (REPO / "sitecustomize_shim" / "pip_variants.start").read_text().strip()
+    module, _, func = text.partition(":")
+    assert module == "pip_variants._bootstrap"
+    assert callable(getattr(_bootstrap, func))
+
+
+RECORD_PATCHES = """
+    import sys, types
+    import pip_variants
+    calls = []
+    fake = types.ModuleType("pip_variants._pip")
+    fake.patch_module = lambda module: calls.append(module.__name__)
+    sys.modules["pip_variants._pip"] = pip_variants._pip = fake
+    import pip_variants._bootstrap
+"""
+
+
+def _fake_pip(root: Path, version: str) -> None:
+    pkg = root / "pip"
+    (pkg / "_internal" / "models").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(f"__version__ = {version!r}\n")
+    (pkg / "_internal" / "__init__.py").write_text("")
+    (pkg / "_internal" / "models" / "__init__.py").write_text("")
+    (pkg / "_internal" / "models" / "wheel.py").write_text("class Wheel:\n    pass\n")
+
+
+@pytest.mark.parametrize("version", ["23.1.2", "26.4.dev0", "27.0"])
+def test_version_gate_outside_the_tested_range(tmp_path, subprocess_env, version):
+    _fake_pip(tmp_path, version)
+    subprocess_env["PYTHONPATH"] = f"{tmp_path}:{REPO}"
+    proc = _run(
+        RECORD_PATCHES + """
+    import pip._internal.models.wheel
+    import pip._internal.models.wheel
+    print(calls)
+    """,
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert proc.stderr.strip() == (
+        f"WARNING: pip-variants: pip {version} is not supported (tested 23.2\u201326.3); "
+        "variant wheels are ignored"
+    )
+
+
+@pytest.mark.parametrize("version", ["23.2", "26.3.1"])
+def test_version_gate_inside_the_tested_range(tmp_path, subprocess_env, version):
+    _fake_pip(tmp_path, version)
+    subprocess_env["PYTHONPATH"] = f"{tmp_path}:{REPO}"
+    proc = _run(
+        RECORD_PATCHES + """
+    import pip._internal.models.wheel
+    print(calls)
+    """,
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['pip._internal.models.wheel']"
+    assert proc.stderr == ""
+
+
+def test_zipimport_modules_get_their_own_proxy(tmp_path, subprocess_env):
+    import zipfile
+
+    archive = tmp_path / "fake.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("pip/__init__.py", "__version__ = '24.0'\n")
+        zf.writestr("pip/_internal/__init__.py", "")
+        zf.writestr("pip/_internal/models/__init__.py", "")
+        zf.writestr("pip/_internal/models/wheel.py", "class Wheel:\n    pass\n")
+        zf.writestr("pip/_internal/models/link.py", "X = 1\n")
+    subprocess_env["PYTHONPATH"] = f"{archive}:{REPO}"
+    proc = _run(
+        RECORD_PATCHES + """
+    import pip._internal.models.wheel as w
+    import pip._internal.models.link as l
+    print(calls, l.X, w.Wheel.__name__)
+    """,
+        subprocess_env, "-S",
+    )
+    # zipimporter before 3.10 has only load_module: the legacy proxy covers it.
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["['pip._internal.models.wheel']", "1", "Wheel"]

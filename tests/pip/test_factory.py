@@ -1,0 +1,49 @@
+"""H7: a local variant wheel is checked against this machine."""
+
+from __future__ import annotations
+
+import pytest
+from _helpers import STATIC_DATA, variant_finder
+from support.wheels import build_wheel
+
+from pip_variants._pip.context import ATTR
+from pip_variants._pip.factory import check_variant_link
+
+
+def _link(path):
+    from pip._internal.models.link import Link
+    from pip._internal.utils.urls import path_to_url
+
+    return Link(path_to_url(str(path)))
+
+
+def test_supported_local_variant(patched, tmp_path):
+    ctx = getattr(variant_finder(), ATTR)
+    wheel = build_wheel(tmp_path, "pkg", "1.0", label="fv1", variant_json=STATIC_DATA)
+    check_variant_link(ctx, _link(wheel), "fv1")
+
+
+def test_unsupported_local_variant(patched, tmp_path):
+    from pip._internal.exceptions import UnsupportedWheel
+
+    ctx = getattr(variant_finder(), ATTR)
+    wheel = build_wheel(tmp_path, "pkg", "1.0", label="fv9", variant_json=STATIC_DATA)
+    with pytest.raises(UnsupportedWheel, match="is not a supported variant on this system: needs fake :: level :: v9"):
+        check_variant_link(ctx, _link(wheel), "fv9")
+
+
+def test_forced_local_variant_is_accepted(patched, tmp_path):
+    ctx = getattr(variant_finder(pip_variants_variant=["pkg=fv9"]), ATTR)
+    wheel = build_wheel(tmp_path, "pkg", "1.0", label="fv9", variant_json=STATIC_DATA)
+    check_variant_link(ctx, _link(wheel), "fv9")
+
+
+def test_variant_wheel_without_metadata(patched, tmp_path):
+    from pip._internal.exceptions import UnsupportedWheel
+
+    ctx = getattr(variant_finder(), ATTR)
+    plain = build_wheel(tmp_path, "pkg", "1.0")
+    renamed = plain.with_name("pkg-1.0-py3-none-any-fv1.whl")
+    plain.rename(renamed)
+    with pytest.raises(UnsupportedWheel, match="not a valid variant wheel"):
+        check_variant_link(ctx, _link(renamed), "fv1")

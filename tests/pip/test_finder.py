@@ -1,0 +1,185 @@
+"""H2–H5 on a real ``PackageFinder`` over a find-links directory."""
+
+from __future__ import annotations
+
+import pytest
+from _helpers import applicable_filenames, best_filename, build_pkg, make_finder, variant_finder
+
+from pip_variants._pip.context import ATTR
+from pip_variants._pip.state import STATE
+
+
+@pytest.fixture
+def pkg_dir(tmp_path):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d)
+    return d
+
+
+def test_best_compatible_variant_wins(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)])
+    assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+
+
+def test_order_within_a_version(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)])
+    # ascending preference: non-variant < null < fv1 < fv3; fv9 (unsupported) removed
+    assert applicable_filenames(finder) == [
+        "pkg-1.0-py3-none-any.whl",
+        "pkg-1.0-py3-none-any-null.whl",
+        "pkg-1.0-py3-none-any-fv1.whl",
+        "pkg-1.0-py3-none-any-fv3.whl",
+    ]
+
+
+def test_index_file_is_peeled_into_the_registry(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)])
+    finder.find_all_candidates("pkg")
+    registry = getattr(finder, ATTR).registry
+    assert [key[1:] for key in registry] == [("pkg", "1.0")]
+    assert all(c.link.filename.endswith(".whl") for c in finder.find_all_candidates("pkg"))
+
+
+def test_in_wheel_metadata_is_used_without_an_index_file(patched, tmp_path):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d, index_file=False)
+    finder = variant_finder([str(d)])
+    assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+
+
+def test_forced_label(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=fv9"])
+    assert applicable_filenames(finder) == ["pkg-1.0-py3-none-any-fv9.whl"]
+
+
+def test_forced_unknown_label_is_a_pip_error(patched, pkg_dir):
+    from pip._internal.exceptions import InstallationError
+
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=nope"])
+    with pytest.raises(InstallationError, match=r"no variant labelled 'nope'.*fv1, fv3, fv9, null"):
+        finder.find_best_candidate("pkg")
+
+
+def test_no_variants_option_is_stock(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)], pip_variants_no_variants=True)
+    assert not STATE.enabled
+    assert applicable_filenames(finder) == ["pkg-1.0-py3-none-any.whl"]
+
+
+def test_finder_without_state_fails_closed(patched, pkg_dir):
+    variant_finder([str(pkg_dir)])  # variants on in this process (H1 accepts labels)
+    foreign = make_finder([str(pkg_dir)])  # e.g. pip-tools' own finder
+    assert applicable_filenames(foreign) == ["pkg-1.0-py3-none-any.whl"]
+
+
+def test_release_without_variants_keeps_the_stock_key(patched, tmp_path):
+    from pip._internal.index.package_finder import CandidateEvaluator
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d, labels=[], index_file=False)
+    finder = variant_finder([str(d)])
+    candidates = finder.find_all_candidates("pkg")
+    evaluator = finder.make_candidate_evaluator("pkg")
+    assert getattr(evaluator, ATTR) is not None
+    evaluator.get_applicable_candidates(candidates)
+    stock = CandidateEvaluator.__dict__["_sort_key"].__pip_variants_wraps__
+    for cand in candidates:
+        assert evaluator._sort_key(cand) == stock(evaluator, cand)
+
+
+def test_sort_key_gets_the_rank_right_after_the_version(patched, pkg_dir):
+    from pip._internal.index.package_finder import CandidateEvaluator
+
+    finder = variant_finder([str(pkg_dir)])
+    candidates = finder.find_all_candidates("pkg")
+    evaluator = finder.make_candidate_evaluator("pkg")
+    evaluator.get_applicable_candidates(candidates)
+    stock = CandidateEvaluator.__dict__["_sort_key"].__pip_variants_wraps__
+    ranks = {}
+    for cand in candidates:
+        key = evaluator._sort_key(cand)
+        plain = stock(evaluator, cand)
+        assert len(key) == len(plain) + 1
+        at = next(i for i, item in enumerate(plain) if item is cand.version)
+        assert key[: at + 1] == plain[: at + 1] and key[at + 2 :] == plain[at + 1 :]
+        ranks[cand.link.filename.rsplit("-", 1)[-1]] = key[at + 1]
+    assert ranks["any.whl"] == 0
+    assert ranks["fv9.whl"] == -1
+    assert ranks["fv3.whl"] > ranks["fv1.whl"] > ranks["null.whl"] > 0
+
+
+def test_variant_rank_beats_tag_priority(patched, tmp_path):
+    # A variant with the generic py3-none-any tag beats a plain wheel with a
+    # more specific tag (PEP 825: variant order precedes tag order).
+    from _helpers import STATIC_DATA
+    from pip._internal.utils.compatibility_tags import get_supported
+    from support.wheels import build_wheel
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    best_tag = str(get_supported()[0])
+    build_wheel(d, "pkg", "1.0", tag=best_tag)
+    build_wheel(d, "pkg", "1.0", label="fv1", variant_json=STATIC_DATA)
+    finder = variant_finder([str(d)])
+    assert best_filename(finder) == "pkg-1.0-py3-none-any-fv1.whl"
+
+
+def test_inconsistent_local_wheel_is_dropped(patched, tmp_path):
+    import json
+
+    from _helpers import STATIC_DATA
+    from support.wheels import build_wheel, write_variants_json
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_wheel(d, "pkg", "1.0")
+    build_wheel(d, "pkg", "1.0", label="fv3", variant_json=STATIC_DATA)
+    other = json.loads(json.dumps(STATIC_DATA))
+    other["variants"]["fv3"] = {"fake": {"level": ["v2"]}}
+    write_variants_json(d, "pkg", "1.0", other)
+    finder = variant_finder([str(d)])
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+
+
+def test_internal_error_falls_back_to_stock(patched, pkg_dir, monkeypatch, caplog):
+    from pip_variants._pip import context
+
+    def boom(self, *args, **kwargs):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(context.FinderContext, "outcome", boom)
+    finder = variant_finder([str(pkg_dir)])
+    with caplog.at_level("WARNING", logger="pip_variants"):
+        assert applicable_filenames(finder) == ["pkg-1.0-py3-none-any.whl"]
+    assert STATE.broken
+    assert [r.getMessage() for r in caplog.records] == [
+        "pip-variants: internal error in CandidateEvaluator.get_applicable_candidates: "
+        "RuntimeError: kaput; falling back to stock pip behaviour"
+    ]
+
+
+def test_chosen_variant_is_logged_once(patched, pkg_dir, caplog):
+    finder = variant_finder([str(pkg_dir)])
+    with caplog.at_level("INFO", logger="pip_variants"):
+        finder.find_best_candidate("pkg")
+        finder.make_candidate_evaluator("pkg").compute_best_candidate(finder.find_all_candidates("pkg"))
+    assert [r.getMessage() for r in caplog.records] == ["pkg 1.0: variant fv3 (fake :: level :: v3)"]
+
+
+def test_forced_label_on_a_project_without_variants(patched, tmp_path):
+    from pip._internal.exceptions import InstallationError
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d, labels=[], index_file=False)
+    finder = variant_finder([str(d)], pip_variants_variant=["pkg=fv3"])
+    with pytest.raises(InstallationError, match="no variant labelled 'fv3'.*available labels: none"):
+        finder.find_best_candidate("pkg")
+
+
+def test_forced_label_for_another_project_changes_nothing(patched, pkg_dir):
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["other=fv9"])
+    assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"

@@ -1,0 +1,98 @@
+"""install() / uninstall() symmetry on the real pip of this interpreter."""
+
+from __future__ import annotations
+
+import importlib
+
+import pip_variants._pip as integration
+from pip_variants._pip import _patching
+
+#: (module, class, attribute) of every hook point; H6 exists from pip 24.0,
+#: lock from 25.1.
+TARGETS = [
+    ("pip._internal.models.wheel", "Wheel", "__init__"),
+    ("pip._internal.index.package_finder", "PackageFinder", "evaluate_links"),
+    ("pip._internal.index.package_finder", "PackageFinder", "make_candidate_evaluator"),
+    ("pip._internal.index.package_finder", "CandidateEvaluator", "get_applicable_candidates"),
+    ("pip._internal.index.package_finder", "CandidateEvaluator", "_sort_key"),
+    ("pip._internal.index.sources", "_FlatDirectoryToUrls", "_scan_directory"),
+    ("pip._internal.resolution.resolvelib.factory", "Factory", "_fail_if_link_is_unsupported_wheel"),
+    ("pip._internal.cli.req_command", "RequirementCommand", "_build_package_finder"),
+    ("pip._internal.models.installation_report", "InstallationReport", "_install_req_to_dict"),
+    ("pip._internal.operations.prepare", "RequirementPreparer", "save_linked_requirement"),
+    ("pip._internal.commands.install", "InstallCommand", "add_options"),
+    ("pip._internal.commands.download", "DownloadCommand", "add_options"),
+    ("pip._internal.commands.wheel", "WheelCommand", "add_options"),
+    ("pip._internal.commands.lock", "LockCommand", "add_options"),
+]
+
+
+def _present():
+    out = []
+    for module_name, class_name, attr in TARGETS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        cls = getattr(module, class_name, None)
+        if cls is not None and attr in cls.__dict__:
+            out.append((cls, attr))
+    return out
+
+
+def test_install_then_uninstall_restores_every_attribute():
+    integration.uninstall()
+    targets = _present()
+    before = {(cls, attr): cls.__dict__[attr] for cls, attr in targets}
+    integration.install()
+    try:
+        patched = set(integration.patched_attributes())
+        assert patched == set(before), "every hook point present in this pip is patched"
+        for cls, attr in targets:
+            assert cls.__dict__[attr] is not before[(cls, attr)]
+    finally:
+        integration.uninstall()
+    for cls, attr in targets:
+        assert cls.__dict__[attr] is before[(cls, attr)], f"{cls.__name__}.{attr} not restored"
+    assert integration.patched_attributes() == []
+
+
+def test_install_is_idempotent():
+    integration.uninstall()
+    try:
+        integration.install()
+        first = {key: key[0].__dict__[key[1]] for key in integration.patched_attributes()}
+        integration.install()
+        assert {key: key[0].__dict__[key[1]] for key in integration.patched_attributes()} == first
+    finally:
+        integration.uninstall()
+
+
+def test_classmethod_stays_a_classmethod(patched):
+    from pip._internal.models.installation_report import InstallationReport
+
+    assert isinstance(InstallationReport.__dict__["_install_req_to_dict"], classmethod)
+
+
+def test_wrappers_point_at_the_originals(patched):
+    for cls, attr in integration.patched_attributes():
+        current = cls.__dict__[attr]
+        func = current.__func__ if isinstance(current, classmethod) else current
+        assert getattr(func, _patching.WRAPPED_MARK, None) is not None or isinstance(current, classmethod)
+
+
+def test_hooks_do_not_import_the_selection_core(subprocess_env):
+    # Every pip command imports the hooked modules; only a run that meets a
+    # variant wheel should pay for the selection core.
+    import subprocess
+    import sys
+
+    subprocess_env["PIP_NO_VARIANTS"] = "1"
+    code = (
+        "import sys, pip_variants._pip as p; p.install(); "
+        "print(sorted(m for m in sys.modules if m.startswith('pip_variants.') and '_pip' not in m and 'bootstrap' not in m))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
+                          text=True, timeout=120, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -1,0 +1,125 @@
+"""H8: settings from the options, exported to the environment."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from _helpers import make_finder, options
+
+from pip_variants._pip.context import ATTR
+from pip_variants._pip.errors import VariantInstallationError
+from pip_variants._pip.req_command import configure_finder
+from pip_variants._pip.state import STATE
+
+
+def _configure(command="install", finder=None, **opts):
+    finder = finder or make_finder()
+    return finder, configure_finder(command, options(**opts), finder._link_collector.session, finder)
+
+
+def test_enables_variants(patched):
+    finder, ctx = _configure()
+    assert ctx is getattr(finder, ATTR)
+    assert STATE.enabled and STATE.labels and STATE.command == "install"
+
+
+def test_settings_reach_the_engine(patched, tmp_path):
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"nvidia": {"sm_arch": ["90_real"]}}))
+    _, ctx = _configure(
+        pip_variants_variant=["Torch=cu128"], pip_variants_profile=str(profile),
+        pip_variants_allow_plugin=["foo-plugin"], pip_variants_enable=["tpu,x"],
+        pip_variants_strict=True,
+    )
+    settings = ctx.engine.settings
+    assert dict(settings.forced) == {"torch": "cu128"}
+    assert settings.support.profile == {"nvidia": {"sm_arch": ("90_real",)}}
+    assert settings.support.allowed_plugins == ("foo-plugin",)
+    assert settings.support.enabled_optional == ("tpu", "x")
+    assert settings.support.strict is True
+
+
+def test_exports_effective_settings(patched, tmp_path):
+    profile = tmp_path / "p.json"
+    profile.write_text("{}")
+    _configure(pip_variants_variant=["torch=cu128", "numpy=v3"], pip_variants_profile=str(profile),
+               pip_variants_allow_plugin=["a"], pip_variants_strict=True)
+    assert os.environ["PIP_VARIANT"] == "torch=cu128 numpy=v3"
+    assert os.environ["PIP_VARIANT_PROFILE"] == str(profile)
+    assert os.environ["PIP_ALLOW_VARIANT_PLUGIN"] == "a"
+    assert os.environ["PIP_VARIANT_STRICT"] == "1"
+    assert "PIP_NO_VARIANTS" not in os.environ
+
+
+def test_no_variants(patched):
+    finder, ctx = _configure(pip_variants_no_variants=True)
+    assert ctx is None and getattr(finder, ATTR, None) is None
+    assert not STATE.enabled
+    assert os.environ["PIP_NO_VARIANTS"] == "1"
+
+
+def test_lock_runs_with_variants_off(patched, caplog):
+    with caplog.at_level("INFO", logger="pip_variants"):
+        _, ctx = _configure("lock")
+    assert ctx is None and not STATE.enabled
+    assert "pip lock cannot record wheel variants yet" in caplog.text
+
+
+def test_cross_target_without_profile_turns_variants_off(patched, caplog):
+    from pip._internal.models.target_python import TargetPython
+
+    finder = make_finder()
+    finder._target_python = TargetPython(platforms=["manylinux_2_28_aarch64"])
+    with caplog.at_level("WARNING", logger="pip_variants"):
+        _, ctx = _configure(finder=finder)
+    assert ctx is None
+    assert "--platform select for another machine" in caplog.text
+
+
+def test_cross_target_with_profile(patched, tmp_path):
+    from pip._internal.models.target_python import TargetPython
+
+    profile = tmp_path / "p.json"
+    profile.write_text("{}")
+    finder = make_finder()
+    finder._target_python = TargetPython(py_version_info=(3, 12))
+    _, ctx = _configure(finder=finder, pip_variants_profile=str(profile))
+    assert ctx is not None
+
+
+def test_bad_profile_is_a_pip_error(patched, tmp_path):
+    from pip._internal.exceptions import InstallationError
+
+    with pytest.raises(InstallationError, match="not valid JSON"):
+        bad = tmp_path / "bad.json"
+        bad.write_text("{")
+        _configure(pip_variants_profile=str(bad))
+
+
+def test_bad_variant_value_is_a_pip_error(patched):
+    with pytest.raises(VariantInstallationError, match="expected NAME=LABEL"):
+        _configure(pip_variants_variant=["torch"])
+
+
+def test_plugin_installer_runs_this_pip(patched, monkeypatch):
+    from pip_variants.providers import plugins
+
+    seen = {}
+
+    def fake(requirements, cache_root, **kwargs):
+        seen.update(kwargs, requirements=requirements, cache_root=cache_root)
+        return "/plugins"
+
+    monkeypatch.setattr(plugins, "isolated_plugin_dir", fake)
+    finder = make_finder(find_links=["/tmp/somewhere"], index_urls=["https://example.invalid/simple"])
+    _, ctx = _configure(finder=finder)
+    assert ctx.engine.resolver.plugin_installer(["foo>=1"]) == "/plugins"
+    import sys
+
+    assert seen["pip_command"][0] == sys.executable
+    assert seen["pip_command"][1].endswith(("__pip-runner__.py", "pip"))
+    args = seen["pip_args"]
+    assert args[:2] == ["--index-url", "https://example.invalid/simple"]
+    assert "--find-links" in args
