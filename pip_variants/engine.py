@@ -161,12 +161,15 @@ class VariantEngine:
             problem = find_incompatibility(forced, metadata.variants[forced], supported)
         return Selection(project, version, metadata, ranking, supported, answers, forced, problem)
 
-    def check_wheel(self, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
-        """Is a single local variant wheel usable here? ``None`` when it is."""
-        forced = self.settings.forced
-        supported, _ = self.supported_for(metadata)
+    def check_wheel(self, project: str, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
+        """Is a single local variant wheel of ``project`` usable here? ``None`` when it is.
+
+        A label the user forced for this project with ``--variant`` is accepted
+        as an explicit choice, supported or not.
+        """
         if label not in metadata.variants:
             return Rejection(label, "invalid", detail=metadata.invalid_labels.get(label, "label not described"))
-        if label in forced.values():
+        if self.settings.forced.get(canonical_name(project)) == label:
             return None
+        supported, _ = self.supported_for(metadata)
         return find_incompatibility(label, metadata.variants[label], supported)

@@ -153,3 +153,11 @@ def test_describe_line():
     sel = VariantEngine().select("torch", "2.9.0", md)
     assert sel.describe("a") == "torch 2.9.0: variant a (s :: f :: a)"
     assert sel.rank("a") > sel.rank("null") > sel.rank(None) > sel.rank("zzz")
+
+
+def test_check_wheel_forced_only_for_its_project():
+    md = release({"s": {"static-properties": {"f": ["a"]}}}, {"b": {"s": {"f": ["b"]}}})
+    engine = VariantEngine(VariantSettings(forced={"other": "b"}))
+    assert engine.check_wheel("pkg", md, "b") is not None
+    assert VariantEngine(VariantSettings(forced={"pkg": "b"})).check_wheel("PKG", md, "b") is None
+    assert engine.check_wheel("pkg", md, "zzz").reason == "invalid"

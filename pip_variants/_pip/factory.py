@@ -76,7 +76,7 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
             return
         metadata = fetched.metadata
         json_url = redact(json_url)
-    rejection = ctx.engine.check_wheel(metadata, label)
+    rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
     if rejection is not None:
         raise UnsupportedVariantWheel(
             f"{link.filename} is not a supported variant on this system: {rejection}"

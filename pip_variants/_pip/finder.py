@@ -16,6 +16,7 @@ removed, not merely ranked low (PIP-HOOKS §6.6).
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _compat, _patching, messages
@@ -175,7 +176,40 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         if label_of(cand.link) is not None:
             fctx.remember(cand.link, outcome_of(cand))
     _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
+    _record_for_explain(ctx, result, outcomes)
     return final
+
+
+def _record_for_explain(ctx: EvaluatorContext, result: List[Any], outcomes: Dict[Tuple[str, str], Outcome]) -> None:
+    """``pip-variants explain`` runs pip with PIP_VARIANTS_EXPLAIN_FILE set: leave it a record."""
+    path = os.environ.get("PIP_VARIANTS_EXPLAIN_FILE")
+    if not path:
+        return
+    from .. import explain
+
+    groups: Dict[Tuple[str, str], List[Any]] = {}
+    for cand in result:
+        if cand.link.is_wheel:
+            groups.setdefault((str(cand.version), _compat.link_source(cand.link)), []).append(cand)
+    for (version, source), cands in groups.items():
+        out = outcomes.get((version, source))
+        explain.record(
+            path,
+            project=ctx.project,
+            version=version,
+            source_url=(out.json_url if out else None) or source,
+            wheels=[
+                {
+                    "filename": c.link.filename,
+                    "label": label_of(c.link),
+                    "tags_fit": True,  # pip dropped tag-incompatible links before this point
+                    "problem": out.dropped_links.get(c.link.url) if out else None,
+                }
+                for c in cands
+            ],
+            selection=out.selection if out else None,
+            metadata_error=(out.problem or (str(out.forced_missing) if out.forced_missing else None)) if out else None,
+        )
 
 
 def _apply_forced(

@@ -157,43 +157,12 @@ def test_chosen_from_report():
 
 # --------------------------------------------------------------- with the real pip
 
-# What the pip layer is asked to do (see pip_variants.explain.record): after
-# H4's selection, one record per (version, source). Until the lead wires it
-# into pip_variants._pip.finder, this test applies the same call from outside.
+# pip with the shim loaded explicitly (the checkout may only be on PYTHONPATH,
+# where no .pth file runs); the hooks write the explain records themselves.
 HOOKED_PIP = r"""
-import os, runpy, sys
+import runpy, sys
 import pip_variants._bootstrap as boot
 getattr(boot, "install", lambda: None)()
-from pip_variants import explain
-from pip_variants._pip import finder, _compat
-from pip_variants._pip.context import label_of
-
-if "record" not in getattr(finder.select_candidates, "__code__", finder.select_candidates).co_names:
-    original = finder.select_candidates
-
-    def select_candidates(evaluator, ctx, result):
-        final = original(evaluator, ctx, result)
-        path = os.environ.get(explain.EXPLAIN_FILE_ENV)
-        groups = {}
-        for cand in result:
-            if cand.link.is_wheel:
-                key = (str(cand.version), _compat.link_source(cand.link))
-                groups.setdefault(key, []).append(cand)
-        for (version, source), cands in groups.items():
-            out = ctx.finder.known_outcome(source, ctx.canonical, version)
-            dropped = out.dropped_links if out else {}
-            explain.record(
-                path, project=ctx.project, version=version,
-                source_url=(out.json_url if out else None) or source,
-                wheels=[{"filename": c.link.filename, "label": label_of(c.link), "tags_fit": True,
-                         "problem": dropped.get(c.link.url)} for c in cands],
-                selection=out.selection if out else None,
-                metadata_error=(out.problem or (str(out.forced_missing) if out.forced_missing else None))
-                if out else None,
-            )
-        return final
-
-    finder.select_candidates = select_candidates
 sys.argv[0] = "pip"
 runpy.run_module("pip", run_name="__main__", alter_sys=True)
 """
