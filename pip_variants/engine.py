@@ -44,9 +44,9 @@ class VariantLabelNotFound(VariantError):
 
 
 def canonical_name(name: str) -> str:
-    from packaging.utils import canonicalize_name
+    from .requirements import canonicalize_name
 
-    return str(canonicalize_name(name))
+    return canonicalize_name(name)
 
 
 def parse_forced(items: Iterable[str]) -> Dict[str, str]:

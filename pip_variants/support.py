@@ -65,22 +65,18 @@ class StrictVariantError(Exception):
 
 
 def _canonical(name: str) -> str:
-    from packaging.utils import canonicalize_name
+    from .requirements import canonicalize_name
 
-    return str(canonicalize_name(name))
+    return canonicalize_name(name)
 
 
 def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]):
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import Requirement
 
-    for text in requires:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if req.marker is None or req.marker.evaluate(dict(env) if env else None):
-            return req
-    return None
+    from .requirements import first_active_requirement
+
+    text = first_active_requirement(requires, env)
+    return Requirement(text) if text is not None else None
 
 
 def _allowed(settings: SupportSettings, req) -> bool:
@@ -213,7 +209,7 @@ class SupportResolver:
         from .providers.builtin import builtin_for
 
         ns = info.namespace
-        builtin = builtin_for(ns, info.requires, info.plugin_api)
+        builtin = builtin_for(ns, info.requires, info.plugin_api, self.settings.marker_environment)
         if builtin is not None:
             return self._run(ns, builtin, f"builtin:{ns}")
         if info.kind == "unspecified":

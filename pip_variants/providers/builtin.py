@@ -68,41 +68,19 @@ def _normalize_api(api: str) -> str:
     return _COLON_RE.sub(":", api.strip())
 
 
-def _first_active_requirement_name(requires: Sequence[str]) -> Optional[str]:
-    """Canonical name of the first ``requires`` entry whose marker holds here.
-
-    Unparsable entries and markers that cannot be evaluated are skipped: they
-    cannot identify a package we stand in for.
-    """
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    for item in requires:
-        try:
-            req = Requirement(item)
-        except InvalidRequirement:
-            continue
-        if req.marker is not None:
-            try:
-                if not req.marker.evaluate():
-                    continue
-            except Exception:
-                continue
-        return canonicalize_name(req.name)
-    return None
-
-
 def builtin_for(
     namespace: str,
     requires: Sequence[str] = (),
     plugin_api: Optional[str] = None,
+    environment: Optional[Mapping[str, str]] = None,
 ) -> Optional[Provider]:
     """The built-in provider serving a ``providers[namespace]`` entry, or None.
 
     It serves the entry when the namespace matches and either no provider
     information is given (PEP 825 0.1.x metadata has no providers table), or
     the first applicable ``requires`` item names one of its packages (any
-    version range), or ``plugin_api`` is one of its endpoints.
+    version range), or ``plugin_api`` is one of its endpoints. Markers in
+    ``requires`` are evaluated in ``environment`` (default: this interpreter).
     """
     provider = get_builtin(namespace)
     if provider is None:
@@ -114,7 +92,10 @@ def builtin_for(
         if any(_normalize_api(api) == wanted for api in provider.plugin_apis):
             return provider
     if requires:
-        name = _first_active_requirement_name(requires)
+        from pip_variants.requirements import first_active_requirement, requirement_name
+
+        first = first_active_requirement(requires, environment)
+        name = requirement_name(first) if first is not None else None
         if name is not None and name in provider.packages:
             return provider
     return None

@@ -1,0 +1,67 @@
+"""Project names and provider ``requires`` entries, cheaply.
+
+Selection runs inside every variant-aware pip: for the common entries (a name
+and a version range, no marker) importing :mod:`packaging` would cost more than
+the rest of the selection. Markers, URLs and odd spellings go to packaging.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Optional, Sequence
+
+__all__ = ["canonicalize_name", "requirement_name", "first_active_requirement"]
+
+_SEPARATORS_RE = re.compile(r"[-_.]+")
+# A name, optional extras, then a version range or nothing: no marker, no URL.
+_SIMPLE_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*"
+    r"(?P<spec>(?:[<>=!~]=?|===)[^;@]*)?$"
+)
+
+
+def canonicalize_name(name: str) -> str:
+    """PEP 503 normalisation (``Nvidia_Variant.Provider`` -> ``nvidia-variant-provider``)."""
+    return _SEPARATORS_RE.sub("-", name).lower()
+
+
+def _parsed(text: str):
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def requirement_name(text: str) -> Optional[str]:
+    """The canonical project name of a PEP 508 requirement, ``None`` if invalid."""
+    m = _SIMPLE_RE.match(text)
+    if m:
+        return canonicalize_name(m.group("name"))
+    req = _parsed(text)
+    return canonicalize_name(req.name) if req is not None else None
+
+
+def first_active_requirement(
+    requires: Sequence[str], environment: Optional[Mapping[str, str]] = None
+) -> Optional[str]:
+    """The first entry whose marker holds in ``environment`` (default: here).
+
+    Unparsable entries and markers that cannot be evaluated are skipped: they
+    cannot identify a provider.
+    """
+    for text in requires:
+        if _SIMPLE_RE.match(text):
+            return text
+        req = _parsed(text)
+        if req is None:
+            continue
+        if req.marker is not None:
+            try:
+                if not req.marker.evaluate(dict(environment) if environment else None):
+                    continue
+            except Exception:
+                continue
+        return text
+    return None
