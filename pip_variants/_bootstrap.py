@@ -1,10 +1,10 @@
 """Start-up hook: make pip variant-aware once pip imports its internals.
 
-Run by ``pip_variants.pth`` (``import pip_variants._bootstrap``) in every
-Python process of the environment, and by ``pip_variants.start``
-(``pip_variants._bootstrap:install``, PEP 829) on Python 3.15+. Every process
-pays for this module, so it imports nothing beyond what the interpreter has
-already loaded (``sys``, ``os``), never imports pip, and never raises.
+Imported by the start-up shim ``_pip_variants_shim`` (named by
+``pip_variants.pth`` and, on Python 3.15+, ``pip_variants.start``) the first
+time a ``pip._internal`` module is imported; so only pip processes pay for
+this module. It imports nothing beyond what the interpreter has already loaded
+(``sys``, ``os``), never imports pip itself, and never raises.
 
 Order (PIP-HOOKS §7.2): the ``PIP_NO_VARIANTS`` kill switch first, then an
 idempotence check, then a ``sys.meta_path`` finder that wraps the loaders of
@@ -200,6 +200,9 @@ class _Finder:
         pass
 
 
+_FINDER = _Finder()
+
+
 def _installed():
     for finder in sys.meta_path:
         if getattr(finder, _MARKER, False):
@@ -207,24 +210,39 @@ def _installed():
     return None
 
 
+def find_spec(name, path=None, target=None):
+    """What the start-up shim (``_pip_variants_shim``) delegates to."""
+    return _FINDER.find_spec(name, path, target)
+
+
+def _patch_already_imported():
+    # Modules imported before the hook (pip imported first, then the hook
+    # installed by hand) are patched at once; patching twice is a no-op.
+    already = [sys.modules[name] for name in WATCHED if name in sys.modules]
+    if already and _Gate.check():
+        for module in already:
+            _patch(module)
+
+
 def install():
-    """Activate the import hook (idempotent; never raises)."""
+    """Activate the import hook (idempotent; never raises).
+
+    The start-up shim is a finder of its own that delegates here; without it
+    (Python 3.15 ``.start`` files aside, e.g. when imported by hand) this
+    inserts the finder itself.
+    """
     try:
         if kill_switch_set():
             return
-        if _installed() is not None:
-            return
-        sys.meta_path.insert(0, _Finder())
-        already = [sys.modules[name] for name in WATCHED if name in sys.modules]
-        if already and _Gate.check():
-            for module in already:
-                _patch(module)
+        if _installed() is None:
+            sys.meta_path.insert(0, _FINDER)
+        _patch_already_imported()
     except Exception:
         pass
 
 
 def uninstall():
-    """Remove the import hook (patches already applied stay; see ``_pip.uninstall``)."""
+    """Remove the import hooks, the shim's too (patches already applied stay; see ``_pip.uninstall``)."""
     try:
         sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, _MARKER, False)]
     except Exception:

@@ -1,9 +1,9 @@
 """Write or remove the start-up shim of an environment.
 
-``pip install pip-variants`` puts ``pip_variants.pth`` and
-``pip_variants.start`` (PEP 829) at the root of the wheel, hence into
-site-packages. ``pip-variants activate/deactivate [--prefix DIR]`` manage
-exactly these two files for any environment prefix (a venv or a conda
+``pip install pip-variants`` puts ``pip_variants.pth``, ``pip_variants.start``
+(PEP 829) and the tiny module they name, ``_pip_variants_shim.py``, at the
+root of the wheel, hence into site-packages. ``pip-variants
+activate/deactivate [--prefix DIR]`` manage exactly these three files for any environment prefix (a venv or a conda
 prefix), e.g. after ``deactivate`` or for an environment where pip-variants
 was installed with ``--target``.
 """
@@ -21,6 +21,7 @@ __all__ = [
     "START_NAME",
     "PTH_LINE",
     "START_LINE",
+    "SHIM_MODULE_NAME",
     "ActivationError",
     "site_packages",
     "shim_files",
@@ -32,10 +33,20 @@ __all__ = [
 PTH_NAME = "pip_variants.pth"
 START_NAME = "pip_variants.start"
 
-#: A missing or broken ``pip_variants`` must leave Python silent: site.py
-#: reports any exception raised by a ``.pth`` import line.
-PTH_LINE = 'import sys; exec("try:\\n import pip_variants._bootstrap\\nexcept Exception:\\n pass")\n'
-START_LINE = "pip_variants._bootstrap:install\n"
+SHIM_MODULE_NAME = "_pip_variants_shim.py"
+#: Every Python start-up runs this line: a plain import of a module-sized
+#: finder is the cheapest hook there is (the module stays silent when the
+#: ``pip_variants`` package is gone).
+PTH_LINE = "import _pip_variants_shim\n"
+START_LINE = "_pip_variants_shim:install\n"
+
+
+def _shim_source() -> str:
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / SHIM_MODULE_NAME, here.parent / "sitecustomize_shim" / SHIM_MODULE_NAME):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    raise ActivationError(2, f"{SHIM_MODULE_NAME} is missing next to {here}: reinstall pip-variants")
 
 
 class ActivationError(OSError):
@@ -50,7 +61,7 @@ def site_packages(prefix: Optional[str] = None) -> Path:
 
 def shim_files(prefix: Optional[str] = None) -> List[Path]:
     site = site_packages(prefix)
-    return [site / PTH_NAME, site / START_NAME]
+    return [site / PTH_NAME, site / START_NAME, site / SHIM_MODULE_NAME]
 
 
 def _denied(site: Path, action: str, exc: OSError) -> ActivationError:
@@ -63,7 +74,7 @@ def _denied(site: Path, action: str, exc: OSError) -> ActivationError:
 
 
 def activate(prefix: Optional[str] = None) -> List[Path]:
-    """Write the two shim files; returns their paths."""
+    """Write the shim files; returns their paths."""
     site = site_packages(prefix)
     if not site.is_dir():
         raise ActivationError(
@@ -73,7 +84,9 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
         )
     written = []
     try:
-        for path, text in zip(shim_files(prefix), (PTH_LINE, START_LINE)):
+        # The module first: a .pth line naming a module not yet there would fail.
+        files = shim_files(prefix)
+        for path, text in zip([files[2], files[0], files[1]], (_shim_source(), PTH_LINE, START_LINE)):
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
@@ -84,7 +97,7 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
 
 
 def deactivate(prefix: Optional[str] = None) -> List[Path]:
-    """Remove the two shim files; returns the paths that were removed."""
+    """Remove the shim files; returns the paths that were removed."""
     site = site_packages(prefix)
     removed = []
     try:
@@ -99,4 +112,5 @@ def deactivate(prefix: Optional[str] = None) -> List[Path]:
 
 def is_active(prefix: Optional[str] = None) -> bool:
     """Is the start-up shim present (the ``.pth`` line is what runs before 3.15)?"""
-    return any(path.is_file() for path in shim_files(prefix))
+    site = site_packages(prefix)
+    return (site / PTH_NAME).is_file() or (site / START_NAME).is_file()

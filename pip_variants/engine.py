@@ -9,7 +9,7 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from .filename import NULL_LABEL
 from .metadata import VariantMetadata

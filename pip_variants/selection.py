@@ -14,7 +14,7 @@ wheels come after it (that last step is the caller's).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .filename import NULL_LABEL
 from .metadata import ABI_DEPENDENCY, VariantMetadata

@@ -18,7 +18,7 @@ Imports no pip. Plugins always run out of process.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata

@@ -141,17 +141,10 @@ def _make_venv(path: Path, env: Mapping[str, str]) -> Tuple[List[str], str]:
                        f"{SUPPORTED_PIP[0]}-{SUPPORTED_PIP[1]}")
     # Sorts before pip_variants.pth, so the shim finds pip_variants on the path.
     Path(site, "_pip_variants_demo.pth").write_text("\n".join(_module_dirs()) + "\n", encoding="utf-8")
-    try:
-        from .. import activation
-    except ImportError:
-        activation = None  # type: ignore[assignment]
-    if activation is not None:
-        activation.activate(prefix=str(path))
-    else:
-        if importlib.util.find_spec("pip_variants._bootstrap") is None:
-            raise CLIError("this pip-variants has no pip hooks (pip_variants._bootstrap is missing)")
-        Path(site, "pip_variants.pth").write_text("import pip_variants._bootstrap\n", encoding="utf-8")
-    loaded = _probe(python, "import sys; print('pip_variants._bootstrap' in sys.modules)", env)
+    from .. import activation
+
+    activation.activate(prefix=str(path))
+    loaded = _probe(python, "import sys; print('_pip_variants_shim' in sys.modules)", env)
     if loaded.splitlines()[-1:] != ["True"]:
         raise CLIError(f"the pip-variants shim did not load in the demo venv {path}")
     return [python, "-m", "pip"], pip_version

@@ -13,7 +13,7 @@ third-party plugins, static metadata entries and saved profiles all end up as
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Protocol, Sequence, Tuple, runtime_checkable
 
 __all__ = [

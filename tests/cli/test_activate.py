@@ -18,7 +18,7 @@ def test_activate_and_deactivate_a_prefix(run_cli, tmp_path):
     proc = run_cli("deactivate", "--prefix", str(prefix), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["active"] is False and len(data["files"]) == 2
+    assert data["active"] is False and len(data["files"]) == 3
     assert not (site / "pip_variants.pth").exists()
 
 

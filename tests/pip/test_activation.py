@@ -19,18 +19,21 @@ def prefix(tmp_path):
     return tmp_path
 
 
-def test_activate_writes_exactly_the_two_files(prefix):
+SHIM_FILES = ("_pip_variants_shim.py", "pip_variants.pth", "pip_variants.start")
+
+
+def test_activate_writes_exactly_the_shim_files(prefix):
     written = activation.activate(str(prefix))
     site = activation.site_packages(str(prefix))
-    assert sorted(p.name for p in site.iterdir()) == ["pip_variants.pth", "pip_variants.start"]
-    assert sorted(written) == sorted(site / n for n in ("pip_variants.pth", "pip_variants.start"))
+    assert sorted(p.name for p in site.iterdir()) == sorted(SHIM_FILES)
+    assert sorted(written) == sorted(site / n for n in SHIM_FILES)
     assert activation.is_active(str(prefix))
 
 
 def test_files_match_the_wheel_shim(prefix):
     activation.activate(str(prefix))
     site = activation.site_packages(str(prefix))
-    for name in ("pip_variants.pth", "pip_variants.start"):
+    for name in SHIM_FILES:
         assert (site / name).read_text() == (REPO / "sitecustomize_shim" / name).read_text()
 
 
@@ -39,7 +42,7 @@ def test_deactivate_removes_them(prefix):
     site = activation.site_packages(str(prefix))
     (site / "other.pth").write_text("x\n")
     removed = activation.deactivate(str(prefix))
-    assert len(removed) == 2
+    assert len(removed) == 3
     assert [p.name for p in site.iterdir()] == ["other.pth"]
     assert not activation.is_active(str(prefix))
     assert activation.deactivate(str(prefix)) == []
@@ -48,7 +51,7 @@ def test_deactivate_removes_them(prefix):
 def test_activate_is_idempotent(prefix):
     activation.activate(str(prefix))
     activation.activate(str(prefix))
-    assert len(list(activation.site_packages(str(prefix)).iterdir())) == 2
+    assert len(list(activation.site_packages(str(prefix)).iterdir())) == 3
 
 
 def test_missing_site_packages(tmp_path):

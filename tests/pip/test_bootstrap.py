@@ -142,42 +142,55 @@ def test_bootstrap_imports_almost_nothing(subprocess_env):
     assert proc.stdout.strip() == "['pip_variants', 'pip_variants._bootstrap']"
 
 
+def _site_with_shim(tmp_path: Path) -> Path:
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    for name in ("pip_variants.pth", "_pip_variants_shim.py"):
+        (site_dir / name).write_text((REPO / "sitecustomize_shim" / name).read_text())
+    return site_dir
+
+
 def test_pth_line_is_silent_without_the_package(tmp_path, subprocess_env):
     line = (REPO / "sitecustomize_shim" / "pip_variants.pth").read_text()
     assert line.startswith("import ")
-    site_dir = tmp_path / "site"
-    site_dir.mkdir()
-    (site_dir / "pip_variants.pth").write_text(line)
+    site_dir = _site_with_shim(tmp_path)
     subprocess_env.pop("PYTHONPATH")
     proc = _run(
-        f"import site, sys; site.addsitedir({str(site_dir)!r}); print('pip_variants' in sys.modules)",
+        f"import site, sys; site.addsitedir({str(site_dir)!r}); "
+        "import _pip_variants_shim as s; "
+        "print('pip_variants' in sys.modules, s.find_spec('pip._internal.models.wheel'))",
         subprocess_env, "-S",
     )
     assert proc.returncode == 0
-    assert proc.stdout.strip() == "False"
+    assert proc.stdout.strip() == "False None"
     assert proc.stderr == ""
 
 
 def test_pth_line_activates_with_the_package(tmp_path, subprocess_env):
-    line = (REPO / "sitecustomize_shim" / "pip_variants.pth").read_text()
-    site_dir = tmp_path / "site"
-    site_dir.mkdir()
-    (site_dir / "pip_variants.pth").write_text(line)
+    site_dir = _site_with_shim(tmp_path)
     proc = _run(
         f"import site, sys; site.addsitedir({str(site_dir)!r}); "
-        "print(sum(1 for f in sys.meta_path if getattr(f, '_pip_variants_finder', False)))",
+        "print(sum(1 for f in sys.meta_path if getattr(f, '_pip_variants_finder', False)), "
+        "'pip_variants' in sys.modules)",
         subprocess_env, "-S",
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "1"
+    # the shim is the finder; nothing of pip_variants loads until pip does
+    assert proc.stdout.strip() == "1 False"
     assert proc.stderr == ""
 
 
-def test_start_file_names_the_install_function():
+def test_start_file_names_the_install_function(monkeypatch):
+    import importlib.util
+
+    monkeypatch.setenv("PIP_NO_VARIANTS", "1")  # load it without hooking this process
     text = (REPO / "sitecustomize_shim" / "pip_variants.start").read_text().strip()
     module, _, func = text.partition(":")
-    assert module == "pip_variants._bootstrap"
-    assert callable(getattr(_bootstrap, func))
+    assert module == "_pip_variants_shim"
+    spec = importlib.util.spec_from_file_location(module, REPO / "sitecustomize_shim" / f"{module}.py")
+    shim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shim)
+    assert callable(getattr(shim, func))
 
 
 RECORD_PATCHES = """
