@@ -1,0 +1,221 @@
+"""End-to-end: pip-variants' options (PIP-HOOKS.md §8) on real pip commands.
+
+``--no-variants``, ``--variant NAME=LABEL``, ``--variant-profile FILE`` on
+``install`` / ``download`` / ``wheel``, the same through ``PIP_*`` variables and
+pip.conf keys; ``pip download`` keeping the index file for offline installs;
+local variant wheel files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from support.venvs import pick, run_pip
+from support.wheels import (
+    NVIDIA_PROVIDER,
+    build_wheel,
+    static_provider,
+    variants_json,
+    variants_json_filename,
+)
+
+pytestmark = pytest.mark.e2e
+
+PLAIN = "pkg-1.0-py3-none-any.whl"
+DATA = variants_json(
+    "pkg",
+    "1.0",
+    namespaces=["blas_lapack"],
+    providers={"blas_lapack": static_provider({"library": ["openblas", "mkl"]})},
+    variants={
+        "ob": {"blas_lapack": {"library": ["openblas"]}},
+        "mkl": {"blas_lapack": {"library": ["mkl"]}},
+        "acc": {"blas_lapack": {"library": ["accelerate"]}},  # not supported
+    },
+)
+
+
+def vfile(label: str) -> str:
+    return f"pkg-1.0-py3-none-any-{label}.whl"
+
+
+def assert_clean(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.fixture
+def release(publish):
+    return publish("pkg", "1.0", DATA)
+
+
+def test_default_choice(variant_venv, release, index):
+    chosen, _, stderr = pick(variant_venv, index, "pkg")
+    assert chosen == vfile("ob"), stderr
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_no_variants_gives_the_stock_choice(variant_venv, stock_venv, release, index, how):
+    args, env = (["--no-variants"], {}) if how == "option" else ([], {"PIP_NO_VARIANTS": "1"})
+    chosen, report, stderr = pick(variant_venv, index, "pkg", *args, **env)
+    stock, stock_report, _ = pick(stock_venv, index, "pkg")
+    assert chosen == stock == PLAIN, stderr
+    assert report["install"][0]["download_info"] == stock_report["install"][0]["download_info"]
+
+
+def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[install]\nno-variants = true\n")
+    chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CONFIG_FILE=str(conf))
+    assert chosen == PLAIN, stderr
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_variant_forces_a_supported_label(variant_venv, release, index, how):
+    args, env = (
+        (["--variant", "pkg=mkl"], {}) if how == "option" else ([], {"PIP_VARIANT": "pkg=mkl"})
+    )
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *args, **env)
+    assert chosen == vfile("mkl"), stderr
+
+
+def test_variant_forces_an_unsupported_label_with_a_warning(variant_venv, release, index):
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant", "pkg=acc")
+    assert chosen == vfile("acc"), stderr
+    assert any(
+        "WARNING" in line and ("accelerate" in line or "acc" in line)
+        for line in stderr.splitlines()
+    ), stderr
+    assert_clean(stderr)
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_variant_with_an_unknown_label_is_a_clear_error(variant_venv, release, index, how):
+    args, env = (
+        (["--variant", "pkg=nosuch"], {})
+        if how == "option"
+        else ([], {"PIP_VARIANT": "pkg=nosuch"})
+    )
+    proc = run_pip(
+        variant_venv,
+        "install",
+        "--dry-run",
+        "--index-url",
+        index.url,
+        *args,
+        "pkg",
+        env=env,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert "nosuch" in proc.stderr, proc.stderr
+    for label in ("ob", "mkl", "acc"):
+        assert label in proc.stderr, proc.stderr
+
+
+GPU_DATA = variants_json(
+    "pkg",
+    "1.0",
+    namespaces=["nvidia"],
+    providers={"nvidia": NVIDIA_PROVIDER},
+    variants={
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real"]}},
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+    },
+)
+LOWER = ["12.8", "12.7", "12.6", "12.5", "12.4", "12.3", "12.2", "12.1", "12.0", "12"]
+PROFILES = {
+    # The shape the project brief gives.
+    "flat": {"nvidia": {"cuda_version_lower_bound": LOWER, "sm_arch": ["90_real", "90_virtual"]}},
+    # The shape of a providers entry (PROVIDERS.md §4.3, JSON form).
+    "providers-entry": {
+        "nvidia": {
+            "feature-order": ["cuda_version_lower_bound", "sm_arch"],
+            "static-properties": {
+                "cuda_version_lower_bound": LOWER,
+                "sm_arch": ["90_real", "90_virtual"],
+            },
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PROFILES))
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_variant_profile_selects_the_gpu_build_without_a_gpu(
+    variant_venv, publish, index, tmp_path, shape, how
+):
+    if os.path.exists("/proc/driver/nvidia/version"):
+        pytest.skip("a real NVIDIA driver is present")
+    publish("pkg", "1.0", GPU_DATA)
+    assert pick(variant_venv, index, "pkg")[0] == PLAIN  # no GPU, no override
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps(PROFILES[shape]))
+    args, env = (
+        (["--variant-profile", str(profile)], {})
+        if how == "option"
+        else ([], {"PIP_VARIANT_PROFILE": str(profile)})
+    )
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *args, **env)
+    assert chosen == vfile("cu128"), stderr
+
+
+def test_download_keeps_the_index_file_for_offline_installs(variant_venv, release, index, tmp_path):
+    downloads = tmp_path / "downloads"
+    run_pip(variant_venv, "download", "--no-deps", "--index-url", index.url, "-d", downloads, "pkg")
+    saved = sorted(p.name for p in downloads.iterdir())
+    assert saved == sorted([vfile("ob"), variants_json_filename("pkg", "1.0")])
+    assert json.loads((downloads / variants_json_filename("pkg", "1.0")).read_text()) == DATA
+    chosen, _, stderr = pick(variant_venv, downloads, "pkg")
+    assert chosen == vfile("ob"), stderr
+
+
+def test_download_and_wheel_take_the_options(variant_venv, release, index, tmp_path):
+    plain_dir, wheel_dir = tmp_path / "plain", tmp_path / "wheels"
+    run_pip(
+        variant_venv,
+        "download",
+        "--no-deps",
+        "--no-variants",
+        "--index-url",
+        index.url,
+        "-d",
+        plain_dir,
+        "pkg",
+    )
+    assert [p.name for p in plain_dir.iterdir()] == [PLAIN]
+    run_pip(
+        variant_venv,
+        "wheel",
+        "--no-deps",
+        "--variant",
+        "pkg=mkl",
+        "--index-url",
+        index.url,
+        "-w",
+        wheel_dir,
+        "pkg",
+    )
+    assert vfile("mkl") in [p.name for p in wheel_dir.iterdir()]
+
+
+def test_local_supported_variant_wheel_installs(variant_venv, dist, tmp_path):
+    wheel = build_wheel(dist, "pkg", "1.0", label="ob", variant_json=DATA)
+    chosen, _, stderr = pick(variant_venv, None, wheel)
+    assert chosen == wheel.name, stderr
+    target = tmp_path / "target"
+    run_pip(variant_venv, "install", "--no-index", "--target", target, wheel)
+    assert (target / "pkg" / "__init__.py").read_text().strip() == 'VARIANT = "ob"'
+    assert (target / "pkg-1.0.dist-info" / "variant.json").is_file()
+
+
+def test_local_unsupported_variant_wheel_is_a_clean_error(variant_venv, dist):
+    wheel = build_wheel(dist, "pkg", "1.0", label="acc", variant_json=DATA)
+    proc = run_pip(variant_venv, "install", "--dry-run", "--no-index", wheel, check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert wheel.name in proc.stderr, proc.stderr
+    assert "variant" in proc.stderr.lower(), proc.stderr
