@@ -79,25 +79,67 @@ def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]
     return Requirement(text) if text is not None else None
 
 
-def _allowed(settings: SupportSettings, req) -> bool:
-    """``--allow-variant-plugin NAME`` or ``NAME==VERSION`` names this requirement."""
+def _allowance(settings: SupportSettings, req) -> Optional[str]:
+    """How ``--allow-variant-plugin`` trusts this requirement: ``None`` not at
+    all, ``""`` any version (``NAME``), else only that version (``NAME==VERSION``)."""
     name = _canonical(req.name)
     for item in settings.allowed_plugins:
         head, _, pin = item.partition("==")
         if _canonical(head.strip()) == name:
-            return True
-    return False
+            return pin.strip()
+    return None
 
 
-def _installed_version(name: str) -> Optional[str]:
+def _metadata_module():  # type: ignore[no-untyped-def]
     if sys.version_info >= (3, 10):
         from importlib import metadata as importlib_metadata
     else:  # pragma: no cover - 3.9
         import importlib_metadata  # type: ignore[no-redef]
+    return importlib_metadata
+
+
+def _installed_version(name: str) -> Optional[str]:
     try:
-        return importlib_metadata.version(name)
+        return _metadata_module().version(name)
     except Exception:
         return None
+
+
+def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None) -> bool:
+    """Does distribution ``dist_name`` (installed here, or in ``path``) contain the
+    endpoint's module, or register the endpoint in ``variant_plugins``?
+
+    The metadata names both the plugin distribution (``requires``) and the
+    endpoint (``plugin-api``): trusting the distribution must not let an index
+    import any other installed module (say ``unittest.__main__``).
+    """
+    module = plugin_api.split(":", 1)[0].strip()
+    parts = module.split(".")
+    want = _canonical(dist_name)
+    try:
+        md = _metadata_module()
+        dists = md.distributions(path=[path]) if path is not None else [md.distribution(dist_name)]
+        for dist in dists:
+            if _canonical(dist.metadata["Name"] or "") != want:
+                continue
+            for ep in dist.entry_points:
+                if ep.group == "variant_plugins" and "".join(ep.value.split("[", 1)[0].split()) == "".join(
+                    plugin_api.split()
+                ):
+                    return True
+            for file in dist.files or ():
+                got = file.parts
+                if len(got) > len(parts) and list(got[: len(parts)]) == parts:
+                    return True  # a file inside the endpoint's package
+                if len(got) == len(parts) and list(got[:-1]) == parts[:-1]:
+                    leaf = got[-1]
+                    if leaf == parts[-1] + ".py" or (
+                        leaf.startswith(parts[-1] + ".") and leaf.endswith((".so", ".pyd"))
+                    ):
+                        return True
+    except Exception:
+        return False
+    return False
 
 
 class _PluginProvider:
@@ -225,17 +267,33 @@ class SupportResolver:
         api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
         version = _installed_version(req.name)
         if version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True)):
+            if not _ships_endpoint(req.name, api):
+                return self._foreign_endpoint(ns, req, api)
             plugin = _PluginProvider(ns, api, _canonical(req.name), version, self.settings.python, (),
                                      self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
-        if _allowed(self.settings, req) and self.plugin_installer is not None:
+        allowance = _allowance(self.settings, req)
+        if allowance is not None and self.plugin_installer is not None:
+            requirements = list(info.requires)
+            if allowance:  # NAME==VERSION: that version only
+                if req.specifier and not req.specifier.contains(allowance, prereleases=True):
+                    return NamespaceSupport(
+                        ns, {}, "untrusted",
+                        f"variant provider {req.name!r} for namespace {ns!r}: only version {allowance} "
+                        f"is allowed, but the metadata requires {req}; its variants are skipped",
+                    )
+                extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+                requirements = [f"{req.name}{extras}=={allowance}"]
             try:
-                path = self.plugin_installer(list(info.requires))
+                path = self.plugin_installer(requirements)
             except ProviderError as exc:
                 return self._failed(ns, exc)
             except Exception as exc:  # the installer runs pip: never let it take pip down
                 return self._failed(ns, ProviderError(str(req), f"could not be installed: {exc}"))
-            plugin = _PluginProvider(ns, api, _canonical(req.name), str(req.specifier) or "*",
+            if not _ships_endpoint(req.name, api, path):
+                return self._foreign_endpoint(ns, req, api)
+            plugin = _PluginProvider(ns, api, _canonical(req.name),
+                                     f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
         return NamespaceSupport(
@@ -254,6 +312,13 @@ class SupportResolver:
         except Exception as exc:  # a provider bug must never break pip
             return self._failed(ns, ProviderError(source, f"{type(exc).__name__}: {exc}"))
         return NamespaceSupport(ns, configs_to_supported(configs), source)
+
+    def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
+        return NamespaceSupport(
+            ns, {}, "untrusted",
+            f"variant provider for namespace {ns!r}: plugin-api {api!r} is not part of {req.name!r}, "
+            "so it is not run and its variants are skipped",
+        )
 
     def _failed(self, ns: str, exc: ProviderError) -> NamespaceSupport:
         if self.settings.strict:

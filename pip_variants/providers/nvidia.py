@@ -277,10 +277,10 @@ def _nvml_highest_cc(nvml: Any) -> Optional[Version2]:
         try:
             handle = nvml.nvmlDeviceGetHandleByIndex(index)
             major, minor = nvml.nvmlDeviceGetCudaComputeCapability(handle)
+            cc = (int(major), int(minor))
         except Exception as exc:  # one bad device must not hide the others
             logger.debug("nvidia: GPU %d: %s", index, exc)
             continue
-        cc = (int(major), int(minor))
         if best is None or cc > best:
             best = cc
     return best

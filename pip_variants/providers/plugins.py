@@ -270,6 +270,11 @@ def _run_runner(
         result.timed_out = True
         _kill(proc)
         result.returncode = proc.wait()
+    except BaseException:
+        # Ctrl-C (or any other way out) while waiting: the runner has its own
+        # session, so the terminal's SIGINT never reaches it; stop it here.
+        _kill(proc)
+        raise
     # Grandchildren started by a plugin may hold the pipes open; do not wait
     # for them forever (they were killed with the group on timeout anyway).
     readers[0].join(timeout=2.0)
