@@ -100,12 +100,18 @@ class _Gate:
         return cls.allowed
 
 
+_broken = []
+
+
 def _patch(module):
+    if _broken:  # one failure already reported: the rest of pip stays stock
+        return
     try:
         from pip_variants import _pip
 
         _pip.patch_module(module)
     except Exception as exc:  # never break pip's own import
+        _broken.append(True)
         _warn(
             "pip-variants: internal error while patching %s: %s: %s; "
             "falling back to stock pip behaviour" % (module.__name__, type(exc).__name__, exc)

@@ -10,6 +10,7 @@ was installed with ``--target``.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import sysconfig
@@ -34,10 +35,10 @@ PTH_NAME = "pip_variants.pth"
 START_NAME = "pip_variants.start"
 
 SHIM_MODULE_NAME = "_pip_variants_shim.py"
-#: Every Python start-up runs this line: a plain import of a module-sized
-#: finder is the cheapest hook there is (the module stays silent when the
-#: ``pip_variants`` package is gone).
-PTH_LINE = "import _pip_variants_shim\n"
+#: Every Python start-up runs this line: importing a module-sized finder is the
+#: cheapest hook there is. The guard keeps Python silent when the shim module
+#: is missing or broken (site.py would print a traceback at every start-up).
+PTH_LINE = 'import sys; exec("try:\\n import _pip_variants_shim\\nexcept Exception:\\n pass")\n'
 START_LINE = "_pip_variants_shim:install\n"
 
 
@@ -91,8 +92,10 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
             written.append(path)
-    except PermissionError as exc:
-        raise _denied(site, "write", exc) from None
+    except OSError as exc:
+        if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
+            raise _denied(site, "write", exc) from None
+        raise
     return written
 
 
@@ -105,8 +108,10 @@ def deactivate(prefix: Optional[str] = None) -> List[Path]:
             if path.exists() or path.is_symlink():
                 path.unlink()
                 removed.append(path)
-    except PermissionError as exc:
-        raise _denied(site, "remove", exc) from None
+    except OSError as exc:
+        if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
+            raise _denied(site, "remove", exc) from None
+        raise
     return removed
 
 

@@ -85,6 +85,34 @@ def _fetch_failure(exc: BaseException) -> str:
     return f"{name}: {lines[0][:200]}" if lines else name
 
 
+def _read_capped(response: Any) -> bytes:
+    """The body, but never more than the metadata size limit plus one byte:
+    an endless or huge ``variants.json`` must not stall pip or fill memory
+    (the reader then rejects an over-long body with a clear message)."""
+    from ..metadata import MAX_METADATA_BYTES
+
+    limit = MAX_METADATA_BYTES + 1
+    try:
+        declared = int(response.headers.get("Content-Length", "0") or 0)
+    except (TypeError, ValueError):
+        declared = 0
+    chunks = []
+    size = 0
+    try:
+        if declared <= limit:
+            for chunk in response.iter_content(chunk_size=65536):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= limit:
+                    break
+        else:
+            chunks.append(b" " * limit)  # over the limit by its own account: do not download it
+    finally:
+        if size >= limit or declared > limit:
+            response.close()
+    return b"".join(chunks)[:limit]
+
+
 class Outcome:
     """Variant selection for one (source, project, version)."""
 
@@ -256,10 +284,12 @@ class FinderContext:
             # Revalidate like pip does for index pages: the file may be
             # regenerated when wheels are added to a release.
             response = self.session.get(
-                url, headers={"Accept": "application/json, */*;q=0.1", "Cache-Control": "max-age=0"}
+                url,
+                headers={"Accept": "application/json, */*;q=0.1", "Cache-Control": "max-age=0"},
+                stream=True,
             )
             response.raise_for_status()
-            content = response.content
+            content = _read_capped(response)
         except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
             result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(exc)})")
         else:
@@ -268,8 +298,11 @@ class FinderContext:
         return result
 
     def _check(self, link: Any, shown: str, content: bytes) -> _Fetched:
-        from ..metadata import InvalidVariantMetadata, load_metadata
+        from ..metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, load_metadata
 
+        if len(content) > MAX_METADATA_BYTES:  # cut short by _read_capped: no hash can match
+            return _Fetched(None, None, f"invalid variant metadata: {shown}: file is over the "
+                                        f"{MAX_METADATA_BYTES}-byte limit")
         hash_name, expected = link.hash_name, link.hash
         if hash_name and expected:
             try:

@@ -676,11 +676,7 @@ SHIM_GONE = (
     "module is missing or raises, site.py prints 'Error processing line 1 of pip_variants.pth' "
     "and a traceback at every Python start-up"
 )
-XFAILS = {
-    "hooks-gone": HOOKS_GONE,
-    "shim-module-gone": SHIM_GONE,
-    "shim-module-broken": SHIM_GONE,
-}
+XFAILS: dict = {}  # HOOKS_GONE and SHIM_GONE were fixed; kept above as the record of why
 
 
 @pytest.mark.e2e
