@@ -24,6 +24,7 @@ WATCHED = frozenset(
         "pip._internal.index.package_finder",
         "pip._internal.index.sources",
         "pip._internal.resolution.resolvelib.factory",
+        "pip._internal.resolution.resolvelib.candidates",
         "pip._internal.cli.req_command",
         "pip._internal.models.installation_report",
         "pip._internal.operations.prepare",

@@ -15,6 +15,7 @@ __all__ = [
     "TESTED_RANGE",
     "in_tested_range",
     "InstallationError",
+    "MetadataInconsistent",
     "UnsupportedWheel",
     "Version",
     "InvalidVersion",
@@ -56,7 +57,7 @@ def in_tested_range(version: Tuple[int, ...] = PIP_VERSION) -> bool:
 
 # `pip._internal.exceptions` is a module up to 26.2 and a package re-exporting
 # these names on `main`: import them from the package path only (§5.1).
-from pip._internal.exceptions import InstallationError, UnsupportedWheel
+from pip._internal.exceptions import InstallationError, MetadataInconsistent, UnsupportedWheel
 
 # pip compares its candidates' versions with its vendored packaging; never mix
 # them with top-level packaging objects (§6.12).

@@ -17,6 +17,7 @@ TARGETS = [
     ("pip._internal.index.package_finder", "CandidateEvaluator", "_sort_key"),
     ("pip._internal.index.sources", "_FlatDirectoryToUrls", "_scan_directory"),
     ("pip._internal.resolution.resolvelib.factory", "Factory", "_fail_if_link_is_unsupported_wheel"),
+    ("pip._internal.resolution.resolvelib.candidates", "_InstallRequirementBackedCandidate", "_check_metadata_consistency"),
     ("pip._internal.cli.req_command", "RequirementCommand", "_build_package_finder"),
     ("pip._internal.models.installation_report", "InstallationReport", "_install_req_to_dict"),
     ("pip._internal.operations.prepare", "RequirementPreparer", "save_linked_requirement"),

@@ -1,0 +1,82 @@
+"""H12: ``_InstallRequirementBackedCandidate._check_metadata_consistency``.
+
+A variant wheel downloaded from an index must carry the ``variant.json`` the
+index file promised for its label (PEP 825 WM-2 / IX-3, PV-5): a wheel that
+disagrees is invalid. pip calls this check right after preparing a candidate,
+and answers pip's own ``MetadataInconsistent`` by dropping that file and
+trying the next best one of the same version, which is exactly the graceful
+degradation PEP 825 asks for.
+
+Wheels pip has not downloaded yet (metadata taken from a PEP 658 ``.metadata``
+file) cannot be checked here; local files were checked during selection.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Optional, Tuple
+
+from . import _compat, _patching, messages
+from .context import label_of
+from .state import STATE, selecting
+
+__all__ = ["patch", "variant_mismatch"]
+
+
+def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
+    """``(what the index promised, what the wheel says)`` when they disagree."""
+    from ..metadata import InvalidVariantMetadata, check_consistency, load_metadata, load_wheel_metadata
+
+    link = getattr(candidate, "_link", None)
+    if link is None or link.is_file or not link.is_wheel:
+        return None
+    label = label_of(link)
+    chosen = STATE.chosen.get(link.url_without_fragment) if label is not None else None
+    if chosen is None:
+        return None
+    ireq = getattr(candidate, "_ireq", None)
+    path = getattr(ireq, "local_file_path", None)
+    if not path or not os.path.isfile(path):
+        return None
+    promised = f"label {label!r} as in {chosen.variants_json_url or 'the index file'}"
+    try:
+        wheel = load_wheel_metadata(path, label, source=link.filename)
+    except InvalidVariantMetadata as exc:
+        return promised, exc.message
+    except Exception as exc:  # not a zip, unreadable: not the wheel the index described
+        return promised, f"{type(exc).__name__}: {exc}"
+    content = chosen.json_bytes if chosen.json_bytes is not None else chosen.json_text
+    if content is None:
+        return None
+    try:
+        index = load_metadata(content, chosen.variants_json_url or "variants.json")
+    except InvalidVariantMetadata:
+        return None
+    problem = check_consistency(index, wheel, label)
+    return (promised, problem) if problem else None
+
+
+def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _check_metadata_consistency(self: Any, dist: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, dist, *args, **kwargs)
+        if not selecting():
+            return result
+        try:
+            mismatch = variant_mismatch(self)
+        except Exception as exc:
+            messages.internal_error("H12 (variant.json check)", exc)
+            return result
+        if mismatch is not None:
+            link = self._link
+            messages.warn_once(
+                f"pip-variants: {link.filename} does not match the index file ({mismatch[1]}); "
+                "ignoring that wheel and trying the next best one"
+            )
+            raise _compat.MetadataInconsistent(self._ireq, "variant metadata", mismatch[0], mismatch[1])
+        return result
+
+    return _check_metadata_consistency
+
+
+def patch(module: Any) -> None:
+    _patching.patch(module._InstallRequirementBackedCandidate, "_check_metadata_consistency", _wrap)
