@@ -167,7 +167,7 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
                 source,
                 f"unsupported variant metadata format {'.'.join(map(str, version))} "
                 f"(from $schema {url!r}); this pip-variants reads {known}. "
-                "Upgrade pip-variants to install this release's variant wheels.",
+                "Upgrade pip-variants to install this release's variant wheels",
             )
         return version
     return _sniff_version(data)

@@ -153,6 +153,15 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         except VariantError as exc:
             raise VariantInstallationError(str(exc)) from None
 
+    def _plugin_timeout() -> float:
+        # PIP_VARIANTS_PLUGIN_TIMEOUT: seconds a provider plugin may run (default 30).
+        text = os.environ.get("PIP_VARIANTS_PLUGIN_TIMEOUT", "").strip()
+        try:
+            value = float(text) if text else 30.0
+        except ValueError:
+            value = 30.0
+        return value if value > 0 else 30.0
+
     def make_engine() -> Any:
         # Deferred: only a pip run that meets a variant wheel pays for the core.
         from ..engine import VariantEngine, VariantSettings
@@ -165,6 +174,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             enabled_optional=tuple(opts.enable),
             strict=opts.strict,
             python=sys.executable,
+            plugin_timeout=_plugin_timeout(),
         )
         return VariantEngine(
             VariantSettings(enabled=True, forced=forced, support=support),
