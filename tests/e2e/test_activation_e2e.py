@@ -12,22 +12,13 @@ import shutil
 import pytest
 
 from support.venvs import pick, run_pip, run_python
-from support.wheels import static_provider, variants_json
+from support.wheels import BLAS_RELEASE
 
 pytestmark = pytest.mark.e2e
 
 PLAIN = "pkg-1.0-py3-none-any.whl"
 BEST = "pkg-1.0-py3-none-any-ob.whl"
-DATA = variants_json(
-    "pkg",
-    "1.0",
-    namespaces=["blas_lapack"],
-    providers={"blas_lapack": static_provider({"library": ["openblas", "mkl"]})},
-    variants={
-        "ob": {"blas_lapack": {"library": ["openblas"]}},
-        "mkl": {"blas_lapack": {"library": ["mkl"]}},
-    },
-)
+DATA = BLAS_RELEASE
 
 
 @pytest.fixture

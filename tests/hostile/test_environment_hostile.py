@@ -31,7 +31,7 @@ from pip_variants.providers import cache as pv_cache
 from pip_variants.providers.base import FeatureConfig
 from pip_variants.providers.plugins import isolated_plugin_dir, run_plugins
 from support.venvs import REPO_ROOT, clone_venv, pick, run_pip, run_python, scrubbed_env
-from support.wheels import NVIDIA_PROVIDER, static_provider, variants_json
+from support.wheels import BLAS_RELEASE, NVIDIA_PROVIDER, variants_json
 
 PLAIN = "pkg-1.0-py3-none-any.whl"
 BEST = "pkg-1.0-py3-none-any-ob.whl"
@@ -48,16 +48,7 @@ NV_DATA = variants_json(
         "cu12": {"nvidia": {"cuda_version_lower_bound": ["12"]}},
     },
 )
-BLAS_DATA = variants_json(
-    "pkg",
-    "1.0",
-    namespaces=["blas_lapack"],
-    providers={"blas_lapack": static_provider({"library": ["openblas", "mkl"]})},
-    variants={
-        "ob": {"blas_lapack": {"library": ["openblas"]}},
-        "mkl": {"blas_lapack": {"library": ["mkl"]}},
-    },
-)
+BLAS_DATA = BLAS_RELEASE
 
 
 def vfile(label: str) -> str:

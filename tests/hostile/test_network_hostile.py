@@ -18,22 +18,13 @@ import pytest
 
 from support.index import LocalIndex
 from support.venvs import pick, run_pip
-from support.wheels import build_release, static_provider, variants_json, variants_json_filename
+from support.wheels import BLAS_RELEASE, build_release, variants_json_filename
 
 pytestmark = pytest.mark.e2e
 
 PLAIN = "pkg-1.0-py3-none-any.whl"
 JSON_NAME = variants_json_filename("pkg", "1.0")
-DATA = variants_json(
-    "pkg",
-    "1.0",
-    namespaces=["blas_lapack"],
-    providers={"blas_lapack": static_provider({"library": ["openblas", "mkl"]})},
-    variants={
-        "ob": {"blas_lapack": {"library": ["openblas"]}},
-        "mkl": {"blas_lapack": {"library": ["mkl"]}},
-    },
-)
+DATA = BLAS_RELEASE
 FAST = ("--timeout", "2", "--retries", "0")
 
 

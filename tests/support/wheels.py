@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 __all__ = [
+    "BLAS_RELEASE",
     "SCHEMA_0_0_3",
     "SCHEMA_0_1_1",
     "SCHEMA_0_2_0",
@@ -307,3 +308,17 @@ def build_release(
     if plain:
         paths.append(build_wheel(out_dir, name, version, tag=tag, requires=requires))
     return paths
+
+
+#: The smallest useful variant release, shared by many tests: ``pkg 1.0`` with a
+#: static ``blas_lapack`` provider (openblas before mkl) and two variants.
+BLAS_RELEASE = variants_json(
+    "pkg",
+    "1.0",
+    namespaces=["blas_lapack"],
+    providers={"blas_lapack": static_provider({"library": ["openblas", "mkl"]})},
+    variants={
+        "ob": {"blas_lapack": {"library": ["openblas"]}},
+        "mkl": {"blas_lapack": {"library": ["mkl"]}},
+    },
+)
