@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from pip_variants import _bootstrap
 from pip_variants._bootstrap import kill_switch_set
 
 REPO = Path(__file__).resolve().parents[2]
