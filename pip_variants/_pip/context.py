@@ -17,7 +17,7 @@ import re
 import zipfile
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import _compat
+from . import _compat, messages
 from .state import STATE, ChosenVariant
 
 if TYPE_CHECKING:  # the selection core is imported when a variant shows up
@@ -268,6 +268,14 @@ class FinderContext:
             label = label_of(cand.link)
             if label is not None and cand.link.url not in out.dropped_links and label not in labels:
                 labels.append(label)
+        from ..metadata import warn_long_labels
+
+        for label in warn_long_labels(out.metadata):
+            if label in labels:  # valid under PEP 825; the 0.0.x formats allowed 16 characters
+                messages.warn_once(
+                    f"pip-variants: {project} {version}: label {label!r} is longer than the 16 "
+                    f"characters its metadata format (0.0.x) allows; accepted as PEP 825 does"
+                )
         try:
             out.selection = self.engine.select(project, version, out.metadata, labels)
         except VariantLabelNotFound as exc:

@@ -687,3 +687,20 @@ def test_stock_pip_ignores_variant_wheels(stock_venv, publish, index):
     publish("pkg", "1.0", meta(["blas_lapack"], BLAS, BLAS_VARIANTS))
     chosen, _, stderr = pick(stock_venv, index, "pkg")
     assert chosen == PLAIN, stderr
+
+
+def test_long_label_with_legacy_metadata_is_valid_with_a_warning(variant_venv, publish, index):
+    # WHEEL-VARIANTS.md §11 behaviour 2: 17 characters are fine under PEP 825;
+    # 0.0.x metadata capped labels at 16, so say so once.
+    label = "abcdefghijklmnopq"
+    data = {
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["blas"]},
+        "providers": {"blas": {"install-time": False}},
+        "static-properties": {"blas": {"lib": ["openblas"]}},
+        "variants": {label: {"blas": {"lib": ["openblas"]}}},
+    }
+    publish("pkg", "1.0", data)
+    chosen, _, stderr = pick(variant_venv, index, "pkg")
+    assert chosen == f"pkg-1.0-py3-none-any-{label}.whl"
+    assert "longer than the 16 characters" in stderr and "Traceback" not in stderr
