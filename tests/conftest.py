@@ -167,3 +167,11 @@ def publish(index, dist):
         return paths
 
     return _publish
+
+
+@pytest.fixture(autouse=True)
+def _private_provider_cache(monkeypatch, tmp_path_factory):
+    """In-process code never reads or writes the user's provider cache: a
+    result cached by an earlier run (or another test) would hide the code
+    under test. The e2e helpers give each pip call its own cache as well."""
+    monkeypatch.setenv("PIP_VARIANTS_CACHE_DIR", str(tmp_path_factory.mktemp("provider-cache")))
