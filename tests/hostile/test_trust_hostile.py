@@ -419,7 +419,7 @@ def test_installed_distribution_vouches_for_its_own_module(mocker):
     from pip_variants.providers.plugins import PluginResult
     from pip_variants.providers.base import FeatureConfig
 
-    api = "_pytest.python_api:Plugin"
+    api = "_pytest.main:Plugin"  # a module every pytest release ships
     run = mocker.patch(
         "pip_variants.providers.plugins.run_plugins",
         return_value={api: PluginResult(api, [FeatureConfig("tech", ("x2", "x1"))], NS)},
