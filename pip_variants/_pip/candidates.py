@@ -25,15 +25,16 @@ __all__ = ["patch", "variant_mismatch"]
 
 def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
     """``(what the index promised, what the wheel says)`` when they disagree."""
-    from ..metadata import InvalidVariantMetadata, check_consistency, load_metadata, load_wheel_metadata
-
     link = getattr(candidate, "_link", None)
     if link is None or link.is_file or not link.is_wheel:
         return None
-    label = label_of(link)
-    chosen = STATE.chosen.get(link.url_without_fragment) if label is not None else None
-    if chosen is None:
+    # Only wheels pip-variants chose are recorded: a plain release costs one dict lookup.
+    chosen = STATE.chosen.get(link.url_without_fragment)
+    label = label_of(link) if chosen is not None else None
+    if chosen is None or label is None:
         return None
+    from ..metadata import InvalidVariantMetadata, check_consistency, load_metadata, load_wheel_metadata
+
     ireq = getattr(candidate, "_ireq", None)
     path = getattr(ireq, "local_file_path", None)
     if not path or not os.path.isfile(path):

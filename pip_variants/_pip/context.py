@@ -50,7 +50,8 @@ def label_of(link: Any) -> Optional[str]:
         pass
     label: Optional[str] = None
     filename = link.filename
-    if filename.endswith(".whl"):
+    # Four dashes is a plain wheel name: decided without importing the spec model.
+    if filename.endswith(".whl") and filename.count("-") != 4:
         fn = filename_module()
         try:
             label = fn.split_variant_label(filename)[1]

@@ -21,6 +21,10 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
     def __init__(self: Any, filename: str) -> None:
         if not labels_enabled():
             return original(self, filename)
+        if filename.count("-") == 4:  # a plain wheel name: no label to split off
+            original(self, filename)
+            self.variant_label = None
+            return None
         from ..filename import InvalidVariantFilename, split_variant_label
 
         try:
