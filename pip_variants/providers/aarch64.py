@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from pip_variants.providers.base import FeatureConfig, ProviderError
+from pip_variants.providers.base import FeatureConfig, choice_override
 
 __all__ = [
     "AArch64Provider",
@@ -208,17 +208,7 @@ def detect_version(proc_cpuinfo: str = PROC_CPUINFO) -> str:
 
 
 def _override() -> Optional[str]:
-    raw = os.environ.get(OVERRIDE_ENV, "").strip()
-    if not raw:
-        return None
-    version = raw.lower()
-    if version == "8.0a":
-        version = "8a"
-    if version not in VERSIONS:
-        raise ProviderError(
-            NAMESPACE, f"{OVERRIDE_ENV}={raw!r} is not one of {', '.join(VERSIONS)}"
-        )
-    return version
+    return choice_override(OVERRIDE_ENV, VERSIONS, NAMESPACE, aliases={"8.0a": "8a"})
 
 
 class AArch64Provider:

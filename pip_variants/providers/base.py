@@ -14,13 +14,14 @@ third-party plugins, static metadata entries and saved profiles all end up as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 __all__ = [
     "FeatureConfig",
     "Provider",
     "ProviderError",
     "configs_to_supported",
+    "choice_override",
 ]
 
 
@@ -86,3 +87,23 @@ def configs_to_supported(configs: Sequence[FeatureConfig]) -> Dict[str, Tuple[st
         if cfg.values and cfg.name not in out:
             out[cfg.name] = tuple(cfg.values)
     return out
+
+
+def choice_override(
+    variable: str, choices: Sequence[str], namespace: str, aliases: Optional[Mapping[str, str]] = None
+) -> Optional[str]:
+    """Read an override variable that names one of ``choices`` (case-insensitive).
+
+    Empty or unset means no override, like the NVIDIA variables; anything
+    else outside ``choices`` is a :class:`ProviderError` naming the variable.
+    """
+    import os
+
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return None
+    value = raw.lower()
+    value = (aliases or {}).get(value, value)
+    if value not in choices:
+        raise ProviderError(namespace, f"{variable}={raw!r} is not one of {', '.join(choices)}")
+    return value

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from pip_variants.providers.base import FeatureConfig, ProviderError
+from pip_variants.providers.base import FeatureConfig, choice_override
 
 __all__ = [
     "X8664Provider",
@@ -202,15 +202,7 @@ def detect_flags(proc_cpuinfo: str = PROC_CPUINFO) -> Optional[FrozenSet[str]]:
 
 
 def _override() -> Optional[str]:
-    raw = os.environ.get(OVERRIDE_ENV, "").strip()
-    if not raw:
-        return None  # empty counts as unset, like the NVIDIA variables
-    level = raw.lower()
-    if level not in LEVELS:
-        raise ProviderError(
-            NAMESPACE, f"{OVERRIDE_ENV}={raw!r} is not one of {', '.join(LEVELS)}"
-        )
-    return level
+    return choice_override(OVERRIDE_ENV, LEVELS, NAMESPACE)
 
 
 class X8664Provider:
