@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from support.uv import require_uv, uv_pick
 from support.venvs import pick
 from support.wheels import build_wheel
 
@@ -81,8 +82,6 @@ def test_published_folder_is_plain_wheel_for_stock_pip(stock_venv, static_site):
 @pytest.mark.uv
 @pytest.mark.parametrize("machine, label", [(GPU, "cu128"), (T4, "cu126")])
 def test_uv_reads_the_published_folder_the_same_way(uv_binary, variant_venv, static_site, machine, label):
-    from test_uv_differential import uv_pick
-
     class _Url:
         url = static_site
 
@@ -92,8 +91,4 @@ def test_uv_reads_the_published_folder_the_same_way(uv_binary, variant_venv, sta
 
 @pytest.fixture(scope="module")
 def uv_binary():
-    from test_uv_differential import _uv_version, UV
-
-    if _uv_version() is None:
-        pytest.skip("uv is not on PATH")
-    return UV
+    return require_uv()

@@ -12,15 +12,10 @@ of a ``uv pip install --dry-run``. Skipped when ``uv`` is not on PATH
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
-import tempfile
-
 import pytest
 
-from support.venvs import pick, scrubbed_env
+from support.uv import require_uv, uv_pick
+from support.venvs import pick
 from support.wheels import (
     FICTIONAL_PROVIDER,
     NVIDIA_PROVIDER,
@@ -31,67 +26,9 @@ from support.wheels import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.uv]
 
-UV = os.environ.get("PIP_VARIANTS_TEST_UV") or shutil.which("uv")
-MIN_UV = (0, 13, 9)
-
-
-def _uv_version():
-    if not UV:
-        return None
-    try:
-        out = subprocess.run([UV, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    match = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
-    return tuple(int(x) for x in match.groups()) if match else None
-
-
 @pytest.fixture(scope="module")
 def uv_binary():
-    version = _uv_version()
-    if version is None:
-        pytest.skip("uv is not on PATH")
-    if version < MIN_UV:
-        pytest.skip(
-            f"uv {'.'.join(map(str, version))} predates wheel-variant support "
-            f"checked here ({'.'.join(map(str, MIN_UV))})"
-        )
-    return UV
-
-
-def uv_pick(uv: str, python, index, requirement: str, **env) -> str:
-    cmd = [
-        uv,
-        "pip",
-        "install",
-        "--no-config",
-        "--no-cache",
-        "--preview-features",
-        "wheel-variants",
-        "--dry-run",
-        "-v",
-        "--python",
-        str(python),
-        "--index-url",
-        index.url,
-        requirement,
-    ]
-    with tempfile.TemporaryDirectory(prefix="pv-uv-") as tmp:
-        proc = subprocess.run(
-            cmd,
-            env=scrubbed_env(env, tmp=tmp),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-        )
-    name = re.escape(requirement)
-    found = re.findall(rf"Selecting: {name}==\S+ \[[^\]]*\] \(([^)]+)\)", proc.stderr)
-    assert proc.returncode == 0 and found, (
-        f"uv failed or logged no selection\n{' '.join(cmd)}\n"
-        f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-    )
-    return found[-1]
+    return require_uv()
 
 
 def _meta(namespaces, providers, variants):

@@ -21,12 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import random
-import re
-import shutil
-import subprocess
-import tempfile
 import zipfile
 
 import pytest
@@ -42,7 +37,8 @@ from pip_variants.metadata import (
     load_wheel_metadata,
 )
 from support.index import LocalIndex
-from support.venvs import pick, run_pip, scrubbed_env
+from support.uv import require_uv, uv_pick
+from support.venvs import pick, run_pip
 from support.wheels import (
     NVIDIA_PROVIDER,
     SCHEMA_0_2_0,
@@ -504,7 +500,6 @@ def test_load_wheel_metadata_on_a_zip_bomb_member(tmp_path):
 
 # -- differential against uv on random 0.2.0 releases ------------------------------------
 
-UV = os.environ.get("PIP_VARIANTS_TEST_UV") or shutil.which("uv")
 NV_VALUES = {
     "cuda_version_lower_bound": ["11.8", "12", "12.4", "12.6", "12.8", "13.0"],
     "cuda_version_upper_bound": ["12.5", "12.9", "13", "14"],
@@ -555,48 +550,9 @@ def random_release(seed: int):
     return data, env
 
 
-def uv_pick(uv: str, python, index, **env) -> str:
-    cmd = [
-        uv,
-        "pip",
-        "install",
-        "--no-config",
-        "--no-cache",
-        "--preview-features",
-        "wheel-variants",
-        "--dry-run",
-        "-v",
-        "--python",
-        str(python),
-        "--index-url",
-        index.url,
-        "pkg",
-    ]
-    with tempfile.TemporaryDirectory(prefix="pv-uv-") as tmp:
-        proc = subprocess.run(
-            cmd,
-            env=scrubbed_env(env, tmp=tmp),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-        )
-    found = re.findall(r"Selecting: pkg==\S+ \[[^\]]*\] \(([^)]+)\)", proc.stderr)
-    assert (
-        proc.returncode == 0 and found
-    ), f"uv failed\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-    return found[-1]
-
-
 @pytest.fixture(scope="module")
 def uv_binary():
-    if not UV:
-        pytest.skip("uv is not on PATH")
-    out = subprocess.run([UV, "--version"], capture_output=True, text=True, timeout=30).stdout
-    match = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
-    if not match or tuple(int(x) for x in match.groups()) < (0, 13, 9):
-        pytest.skip(f"uv too old for wheel variants: {out.strip()}")
-    return UV
+    return require_uv()
 
 
 @pytest.mark.e2e
@@ -607,7 +563,7 @@ def test_random_release_same_choice_as_uv(
 ):
     data, env = random_release(seed)
     publish("pkg", "1.0", data)
-    theirs = uv_pick(uv_binary, stock_venv.python, index, **env)
+    theirs = uv_pick(uv_binary, stock_venv.python, index, "pkg", **env)
     ours, _, stderr = pick(variant_venv, index, "pkg", **env)
     assert_no_crash(stderr)
     assert ours == theirs, (
