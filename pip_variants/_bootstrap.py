@@ -32,10 +32,15 @@ WATCHED = frozenset(
         "pip._internal.commands.download",
         "pip._internal.commands.wheel",
         "pip._internal.commands.lock",
+        "pip._internal.commands.show",
+        "pip._internal.commands.inspect",
+        "pip._internal.commands.list",
     )
 )
 
-#: pip releases the hooks were verified against: 23.2 up to 26.3.x.
+#: pip releases the hooks were verified against: 23.2 up to 26.3.x. Older
+#: releases are refused; newer ones are let through to :mod:`pip_variants._pip`,
+#: which checks the shape of every hook point before patching (``_pip/shape.py``).
 TESTED_RANGE = ((23, 2), (26, 3))
 
 # pip's own reading of boolean environment values (``strtobool``): these words
@@ -77,7 +82,12 @@ def _parse_release(text):
 
 
 class _Gate:
-    """The pip version gate, decided once, on the first watched import."""
+    """The pip version gate, decided once, on the first watched import.
+
+    Releases older than the tested range stay stock (the hooks rely on what
+    23.2 introduced). Newer releases pass: each hook checks the shape of what
+    it patches before patching (:mod:`pip_variants._pip.shape`).
+    """
 
     decided = False
     allowed = False
@@ -91,8 +101,7 @@ class _Gate:
         version = getattr(pip, "__version__", None)
         release = _parse_release(version) if version else None
         low, high = TESTED_RANGE
-        # Pre-releases of the next minor (e.g. 26.4.dev0) parse as (26, 4): out.
-        cls.allowed = release is not None and low <= release <= high
+        cls.allowed = release is not None and low <= release
         if not cls.allowed:
             _warn(
                 "pip-variants: pip %s is not supported (tested %d.%d\u2013%d.%d); "

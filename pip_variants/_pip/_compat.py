@@ -7,6 +7,7 @@ a class), the release number only where it cannot. Nothing else in
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, Iterable, List, Optional, Tuple
 
@@ -14,6 +15,9 @@ __all__ = [
     "PIP_VERSION",
     "TESTED_RANGE",
     "in_tested_range",
+    "newer_than_tested",
+    "tested_range_text",
+    "TESTED_MAX_ENV",
     "InstallationError",
     "MetadataInconsistent",
     "UnsupportedWheel",
@@ -47,12 +51,36 @@ def _pip_version() -> Tuple[int, ...]:
     return _release(getattr(pip, "__version__", "0"))
 
 
+#: Test knob, not a user setting: caps the top of the tested range (it can only
+#: lower it), so the test suite can treat the newest pip as "untested" and
+#: prove the shape checks of ``_pip/shape.py`` against real pip.
+TESTED_MAX_ENV = "PIP_VARIANTS_TESTED_PIP_MAX"
+
+
+def _tested_range() -> Tuple[Tuple[int, int], Tuple[int, int]]:
+    low, high = (23, 2), (26, 3)
+    cap = _release(os.environ.get(TESTED_MAX_ENV, "").strip())
+    if len(cap) >= 2 and cap[:2] < high:
+        high = (cap[0], cap[1])
+    return low, high
+
+
 PIP_VERSION = _pip_version()
-TESTED_RANGE = ((23, 2), (26, 3))
+TESTED_RANGE = _tested_range()
 
 
 def in_tested_range(version: Tuple[int, ...] = PIP_VERSION) -> bool:
     return TESTED_RANGE[0] <= tuple(version[:2]) <= TESTED_RANGE[1]
+
+
+def newer_than_tested(version: Tuple[int, ...] = PIP_VERSION) -> bool:
+    """A release after the tested range: hooks patch only what has the expected shape."""
+    return tuple(version[:2]) > TESTED_RANGE[1]
+
+
+def tested_range_text() -> str:
+    (a, b), (c, d) = TESTED_RANGE
+    return f"{a}.{b}\u2013{c}.{d}"
 
 
 # `pip._internal.exceptions` is a module up to 26.2 and a package re-exporting

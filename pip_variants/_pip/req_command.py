@@ -122,6 +122,10 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if opts.no_variants:
         messages.debug("pip-variants: variants off (--no-variants)")
         return None
+    from . import verify_untested_pip
+
+    if not verify_untested_pip():  # a pip newer than the tested range that has changed
+        return None
     if command == "lock":
         # A notice, not a warning: most locks involve no variant at all.
         messages.info_once(

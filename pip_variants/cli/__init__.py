@@ -93,6 +93,7 @@ examples:
   pip-variants platform              what this machine supports
   pip-variants status                is the pip shim active? which providers?
   pip-variants explain torch         why pip picks the torch wheel it picks
+  pip-variants check                 do the installed variants still fit this machine?
   pip-variants profile export -o gpu-node.json
   pip-variants make-variant dist/pkg-1.0-py3-none-any.whl -p "nvidia :: cuda_version_lower_bound :: 12.8" \\
       --label cu128 -o wheelhouse/
@@ -103,14 +104,14 @@ examples:
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
-    from . import activate, demo, explain, platform, profile, publish, status
+    from . import activate, check, demo, explain, platform, profile, publish, status
 
     parser = argparse.ArgumentParser(
         prog=PROG, description=_DESCRIPTION, epilog=_EXAMPLES, formatter_class=_Formatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for module in (demo, platform, status, explain, profile, publish, activate):
+    for module in (demo, platform, status, check, explain, profile, publish, activate):
         module.register(sub)
     return parser
 

@@ -1,0 +1,94 @@
+"""``pip-variants check``: do the installed variants still fit this machine?"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import List, Optional
+
+from . import EXIT_ERROR, EXIT_OK, add_subcommand, print_json
+
+__all__ = ["register", "format_report"]
+
+
+def format_report(report) -> str:  # type: ignore[no-untyped-def]
+    """Human-readable lines for a :class:`~pip_variants.installed.CheckReport`."""
+    results = report.results
+    if not results:
+        return "no installed distribution carries a variant (no *.dist-info/variant.json)\n"
+    lines: List[str] = []
+    bad = report.not_fitting
+    for r in results:
+        v = r.variant
+        head = f"{v.name} {v.version}  variant {v.label}"
+        if r.status == "fits":
+            lines.append(f"ok       {head}")
+        elif r.status == "does-not-fit":
+            lines.append(f"NO FIT   {head}: {r.reason}")
+        else:
+            lines.append(f"unknown  {head}: {r.reason}")
+    total = len(results)
+    if bad:
+        lines.append("")
+        lines.append(f"{len(bad)} of {total} installed variants no longer fit {report.target}; reinstall them "
+                     "(pip picks the variant that fits now):")
+        lines.append(f"  {report.command}")
+    else:
+        lines.append(f"all {total} installed variants fit {report.target}")
+    return "\n".join(lines) + "\n"
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..installed import check_installed
+
+    paths: Optional[List[str]] = None
+    target = None
+    if args.path:
+        paths = [os.path.abspath(p) for p in args.path]
+        for p in paths:
+            if not os.path.isdir(p):
+                from . import CLIError
+
+                raise CLIError(f"--path {p}: not a directory")
+        target = paths[0] if len(paths) == 1 else None
+    report = check_installed(paths, profile_path=args.variant_profile, target=target)
+    pip = f"{shlex.quote(sys.executable)} -m pip"
+    if report.command:
+        report = type(report)(report.results, report.command.replace("pip", pip, 1), report.target)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        sys.stdout.write(format_report(report))
+    return EXIT_ERROR if report.not_fitting else EXIT_OK
+
+
+_EXAMPLES = """\
+  pip-variants check                               # installed variants vs this machine
+  pip-variants check --json                        # for scripts (exit status 1: something does not fit)
+  pip-variants check --variant-profile gpu.json    # vs another machine's profile
+  pip-variants check --path /opt/app/lib           # a --target directory instead of this environment"""
+
+
+def register(sub) -> None:  # type: ignore[no-untyped-def]
+    p = add_subcommand(
+        sub,
+        "check",
+        help="do the installed variant wheels still fit this machine?",
+        description=(
+            "For every installed distribution that carries a *.dist-info/variant.json, check that\n"
+            "its variant still fits this machine (or --variant-profile FILE): a driver downgrade,\n"
+            "a GPU moved away, an image built for another host. Prints what no longer fits, why,\n"
+            "and the one pip command that reinstalls those (pip then picks the variant that fits).\n"
+            "Reads only what is installed and the providers' cached detection: no network.\n"
+            "Exit status 1 when something does not fit."
+        ),
+        examples=_EXAMPLES,
+        handler=_run,
+    )
+    p.add_argument("--json", action="store_true", help="print JSON for machines")
+    p.add_argument("--variant-profile", metavar="FILE",
+                   help="check against a profile ('pip-variants profile export') instead of this machine")
+    p.add_argument("--path", action="append", metavar="DIR",
+                   help="look in DIR (a site-packages or --target directory) instead of sys.path; repeatable")

@@ -1,0 +1,294 @@
+"""Installed variant wheels: what ``*.dist-info/variant.json`` says, and whether it still fits.
+
+A variant wheel carries its ``variant.json`` in its ``.dist-info`` directory
+(PEP 825), and pip installs that directory as it is: so the installed
+environment itself says which variant of each distribution is there. This
+module reads it (no pip, no network) for ``pip show`` / ``pip inspect`` /
+``pip list -v`` (the hooks in :mod:`pip_variants._pip.show`) and for
+``pip-variants check``, which asks whether each installed variant still fits
+the machine (a driver downgrade under a CUDA build, an image moved to another
+host).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+__all__ = [
+    "InstalledVariant",
+    "CheckResult",
+    "CheckReport",
+    "VARIANT_JSON",
+    "read_installed_variant",
+    "find_dist_info",
+    "variant_of",
+    "iter_installed_variants",
+    "check_installed",
+    "reinstall_command",
+]
+
+VARIANT_JSON = "variant.json"
+
+_CANON_RE = re.compile(r"[-_.]+")
+
+
+def _canonical(name: str) -> str:
+    return _CANON_RE.sub("-", name).lower()
+
+
+@dataclass(frozen=True)
+class InstalledVariant:
+    """One installed distribution's variant, as its ``variant.json`` describes it."""
+
+    name: str
+    version: str
+    label: str
+    #: ``namespace :: feature :: value`` strings, in the file's order
+    properties: Tuple[str, ...]
+    dist_info: str
+    #: the parsed :class:`~pip_variants.metadata.VariantMetadata` (``None`` if unreadable)
+    metadata: Any = field(default=None, compare=False, repr=False)
+    #: why ``variant.json`` could not be read, or ``None``
+    error: Optional[str] = None
+
+    def describe(self) -> str:
+        """``cu128 (nvidia :: cuda_version_lower_bound :: 12.8, ...)``: the ``Variant:`` line."""
+        if self.error:
+            return f"{self.label} (unreadable variant.json: {self.error})"
+        if not self.properties:
+            return f"{self.label} (no properties)"
+        return f"{self.label} ({', '.join(self.properties)})"
+
+    def to_dict(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"label": self.label, "properties": list(self.properties)}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def _name_version(dist_info: str) -> Tuple[str, str]:
+    stem = os.path.basename(dist_info.rstrip("/\\"))[: -len(".dist-info")]
+    name, _, version = stem.partition("-")
+    return name, version
+
+
+def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
+    """The variant of the distribution installed as ``dist_info``; ``None`` when it has none.
+
+    Never raises for a bad file: an unreadable ``variant.json`` gives a result
+    with ``error`` set and label ``?``, so callers can show it.
+    """
+    path = os.path.join(dist_info, VARIANT_JSON)
+    try:
+        with open(path, "rb") as fh:
+            content = fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        name, version = _name_version(dist_info)
+        return InstalledVariant(name, version, "?", (), dist_info, error=f"{path}: {exc.strerror or exc}")
+    name, version = _name_version(dist_info)
+    from .metadata import InvalidVariantMetadata, load_metadata
+    from .properties import format_property_set
+
+    try:
+        md = load_metadata(content, path)
+    except InvalidVariantMetadata as exc:
+        return InstalledVariant(name, version, "?", (), dist_info, error=str(exc))
+    labels = list(md.variants) + list(md.invalid_labels)
+    if len(labels) != 1 or labels[0] not in md.variants:
+        return InstalledVariant(
+            name, version, labels[0] if len(labels) == 1 else "?", (), dist_info, md,
+            error=f"{path}: describes {labels or 'no labels'}, not exactly one variant",
+        )
+    label = labels[0]
+    props = tuple(format_property_set(md.variants[label]))
+    return InstalledVariant(name, version, label, props, dist_info, md)
+
+
+def find_dist_info(location: str, name: str, version: Optional[str] = None) -> Optional[str]:
+    """The ``*.dist-info`` directory of ``name`` (and ``version``) in ``location``."""
+    want = _canonical(name)
+    try:
+        entries = os.listdir(location)
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.endswith(".dist-info"):
+            continue
+        ename, eversion = _name_version(entry)
+        if _canonical(ename) != want:
+            continue
+        if version is not None and eversion and eversion != version:
+            continue
+        return os.path.join(location, entry)
+    return None
+
+
+def variant_of(location: Optional[str], name: str, version: Optional[str] = None) -> Optional[InstalledVariant]:
+    """The variant of ``name`` installed in ``location`` (a site-packages directory), if any."""
+    if not location:
+        return None
+    dist_info = find_dist_info(location, name, version)
+    return read_installed_variant(dist_info) if dist_info else None
+
+
+def iter_installed_variants(paths: Optional[Sequence[str]] = None) -> Iterator[InstalledVariant]:
+    """Every distribution on ``paths`` (default ``sys.path``) that carries ``variant.json``.
+
+    The first distribution of a name wins, as for imports; a directory listing
+    and one ``stat`` per distribution, nothing else is read for the others.
+    """
+    seen = set()
+    for location in (sys.path if paths is None else paths):
+        location = location or os.getcwd()
+        try:
+            entries = sorted(os.listdir(location))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.endswith(".dist-info"):
+                continue
+            key = _canonical(_name_version(entry)[0])
+            if key in seen:
+                continue
+            seen.add(key)
+            found = read_installed_variant(os.path.join(location, entry))
+            if found is not None:
+                yield found
+
+
+# ------------------------------------------------------------------------- check
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Whether one installed variant still fits the machine (or the profile)."""
+
+    variant: InstalledVariant
+    #: "fits", "does-not-fit", "unknown" (a provider could not answer, or bad variant.json)
+    status: str
+    reason: str = ""
+    #: the first property that no longer fits, as :class:`~pip_variants.selection.Rejection`
+    rejection: Any = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        v = self.variant
+        out: Dict[str, Any] = {
+            "name": v.name,
+            "version": v.version,
+            "label": v.label,
+            "properties": list(v.properties),
+            "status": self.status,
+            "dist_info": v.dist_info,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        r = self.rejection
+        if r is not None and getattr(r, "reason", "") == "unsupported":
+            out["property"] = {"namespace": r.namespace, "feature": r.feature,
+                               "needs": list(r.declared), "supported": list(r.supported)}
+        return out
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    results: Tuple[CheckResult, ...]
+    command: Optional[str]
+    target: str
+
+    @property
+    def not_fitting(self) -> List[CheckResult]:
+        return [r for r in self.results if r.status == "does-not-fit"]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "target": self.target,
+            "installed_variants": len(self.results),
+            "not_fitting": len(self.not_fitting),
+            "results": [r.to_dict() for r in self.results],
+            "reinstall_command": self.command,
+        }
+
+
+_UNANSWERED = ("untrusted", "failed")
+
+
+def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
+    from .filename import NULL_LABEL
+    from .selection import find_incompatibility
+
+    if variant.error or variant.metadata is None:
+        return CheckResult(variant, "unknown", variant.error or "variant.json unreadable")
+    if variant.label == NULL_LABEL:
+        return CheckResult(variant, "fits", "the null variant fits every machine")
+    md = variant.metadata
+    supported, answers = resolver.supported_for(md)
+    rejection = find_incompatibility(variant.label, md.variants[variant.label], supported)
+    if rejection is None:
+        return CheckResult(variant, "fits")
+    answer = next((a for a in answers if a.namespace == rejection.namespace), None)
+    if answer is not None and answer.source in _UNANSWERED:
+        # No provider could say what this machine supports: not evidence of a misfit.
+        why = answer.notice or f"no provider answered for namespace {rejection.namespace!r}"
+        return CheckResult(variant, "unknown", why, rejection)
+    return CheckResult(variant, "does-not-fit", str(rejection), rejection)
+
+
+def reinstall_command(results: Iterable[CheckResult], *, profile: Optional[str] = None,
+                      target: Optional[str] = None, pip: str = "pip") -> Optional[str]:
+    """The one pip command that reinstalls what no longer fits (pip then picks again)."""
+    pins = [f"{r.variant.name}=={r.variant.version}" for r in results if r.status == "does-not-fit"]
+    if not pins:
+        return None
+    words = [pip, "install", "--force-reinstall", "--no-deps"]
+    if target:
+        words += ["--upgrade", "--target", _quote(target)]
+    if profile:
+        words += ["--variant-profile", _quote(profile)]
+    return " ".join(words + pins)
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def check_installed(
+    paths: Optional[Sequence[str]] = None,
+    *,
+    profile_path: Optional[str] = None,
+    target: Optional[str] = None,
+    python: str = sys.executable,
+) -> CheckReport:
+    """Check every installed variant on ``paths`` against this machine (or ``profile_path``).
+
+    Uses the built-in providers through the persistent detection cache, and
+    only plugins already installed; never the network.
+    Raises :class:`~pip_variants.profile.InvalidProfile` for a bad profile.
+    """
+    variants = list(iter_installed_variants(paths))
+    results: List[CheckResult] = []
+    if variants:
+        from .support import SupportResolver, SupportSettings
+
+        profile = None
+        if profile_path:
+            from .profile import load_profile
+
+            profile = load_profile(profile_path)
+        resolver = SupportResolver(
+            SupportSettings(profile=profile, profile_source=profile_path or "", python=python)
+        )
+        for variant in variants:
+            try:
+                results.append(_check_one(variant, resolver))
+            except Exception as exc:  # noqa: BLE001 - one bad provider must not hide the rest
+                results.append(CheckResult(variant, "unknown", f"{type(exc).__name__}: {exc}"))
+    where = f"variant profile {profile_path}" if profile_path else "this machine"
+    return CheckReport(tuple(results), reinstall_command(results, profile=profile_path, target=target), where)

@@ -1,0 +1,148 @@
+"""End-to-end: which variant is installed (``pip show`` / ``inspect`` / ``list -v``),
+and ``pip-variants check`` when the machine changes under it (issue 11, points 2-3).
+
+The machine is faked with the nvidia provider's override variable; the
+provider cache is shared by every run of one test, as it is on a real
+machine, so the check also proves the cache is keyed on what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+
+import pytest
+
+from support.venvs import index_args, run_pip, run_python
+from support.wheels import NVIDIA_PROVIDER, variants_json
+
+pytestmark = pytest.mark.e2e
+
+NEWEST_PIP = "26.3"
+newest_pip_only = pytest.mark.skipif(
+    (os.environ.get("PIP_VARIANTS_TEST_PIP") or NEWEST_PIP) != NEWEST_PIP,
+    reason="does not depend on the pip release: runs in the newest pip env only",
+)
+
+CUDA = variants_json(
+    "pkg",
+    "1.0",
+    namespaces=["nvidia"],
+    providers={"nvidia": NVIDIA_PROVIDER},
+    variants={
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}},
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+    },
+)
+CU128_PROPS = ["nvidia :: cuda_version_lower_bound :: 12.8"]
+DRIVER = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"
+
+
+@pytest.fixture
+def machine(tmp_path):
+    """Environment of one faked machine; one provider cache for all its runs."""
+    cache = tmp_path / "provider-cache"
+
+    def env(driver: str, **extra):
+        return {DRIVER: driver, "PIP_VARIANTS_CACHE_DIR": str(cache), **extra}
+
+    return env
+
+
+@pytest.fixture
+def installed_cu128(fresh_venv, publish, index, machine):
+    publish("pkg", "1.0", CUDA)
+    proc = run_pip(fresh_venv, "install", *index_args(index), "pkg", env=machine("12.8"))
+    assert "variant cu128" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    return fresh_venv
+
+
+def test_pip_show_has_a_variant_line(installed_cu128):
+    out = run_pip(installed_cu128, "show", "pkg").stdout
+    lines = out.splitlines()
+    assert lines[1] == "Version: 1.0", out
+    assert lines[2] == f"Variant: cu128 ({CU128_PROPS[0]})", out
+    verbose = run_pip(installed_cu128, "show", "-v", "pkg", "pip").stdout
+    assert verbose.count("Variant:") == 1, verbose  # pip itself has no variant
+
+
+def test_pip_inspect_has_a_variant_key(installed_cu128):
+    proc = run_pip(installed_cu128, "inspect")
+    data = json.loads(proc.stdout)
+    items = {i["metadata"]["name"]: i for i in data["installed"]}
+    assert items["pkg"]["variant"] == {"label": "cu128", "properties": CU128_PROPS}
+    assert "metadata_location" in items["pkg"]  # pip's own keys stay
+    assert "variant" not in items["pip"]
+
+
+def test_pip_list_verbose_has_a_variant_column(installed_cu128):
+    out = run_pip(installed_cu128, "list", "-v").stdout
+    header = out.splitlines()[0].split()
+    assert header[-1] == "Variant", out
+    row = next(l for l in out.splitlines() if l.startswith("pkg "))
+    assert row.split()[-1] == "cu128", out
+    plain = run_pip(installed_cu128, "list").stdout
+    assert "Variant" not in plain
+    js = json.loads(run_pip(installed_cu128, "list", "-v", "--format=json").stdout)
+    item = next(i for i in js if i["name"] == "pkg")
+    assert item["variant"]["label"] == "cu128"
+
+
+def test_kill_switch_leaves_show_inspect_list_stock(installed_cu128):
+    off = {"PIP_NO_VARIANTS": "1"}
+    assert "Variant" not in run_pip(installed_cu128, "show", "pkg", env=off).stdout
+    assert "Variant" not in run_pip(installed_cu128, "list", "-v", env=off).stdout
+    data = json.loads(run_pip(installed_cu128, "inspect", env=off).stdout)
+    assert all("variant" not in i for i in data["installed"])
+
+
+@newest_pip_only
+def test_freeze_is_unchanged(installed_cu128):
+    out = run_pip(installed_cu128, "freeze").stdout
+    assert "pkg==1.0" in out.splitlines()
+    assert "cu128" not in out
+
+
+@newest_pip_only
+def test_check_flags_a_driver_downgrade_and_its_command_fixes_it(installed_cu128, index, machine):
+    venv = installed_cu128
+    ok = run_python(venv, "-m", "pip_variants", "check", env=machine("12.8"))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "ok       pkg 1.0  variant cu128" in ok.stdout
+
+    # The driver drops to 12.6: the cached 12.8 answer must not be reused.
+    bad = run_python(venv, "-m", "pip_variants", "check", env=machine("12.6"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "NO FIT   pkg 1.0  variant cu128: needs nvidia :: cuda_version_lower_bound :: 12.8" in bad.stdout
+    assert "this machine supports 12.6" in bad.stdout
+    as_json = run_python(venv, "-m", "pip_variants", "check", "--json", env=machine("12.6"))
+    assert as_json.returncode == 1
+    report = json.loads(as_json.stdout)
+    assert report["not_fitting"] == 1
+    (item,) = report["results"]
+    assert item["status"] == "does-not-fit"
+    assert item["property"]["feature"] == "cuda_version_lower_bound"
+    assert item["property"]["needs"] == ["12.8"]
+    command = shlex.split(report["reinstall_command"])
+    assert command[1:] == ["-m", "pip", "install", "--force-reinstall", "--no-deps", "pkg==1.0"]
+
+    # The suggested command, pointed at the test index, picks the variant that fits now.
+    proc = run_pip(venv, *command[3:], *index_args(index), env=machine("12.6"))
+    assert "variant cu126" in proc.stdout + proc.stderr
+    clean = run_python(venv, "-m", "pip_variants", "check", env=machine("12.6"))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "ok       pkg 1.0  variant cu126" in clean.stdout
+    assert "Variant: cu126" in run_pip(venv, "show", "pkg").stdout
+
+
+@newest_pip_only
+def test_check_against_a_profile(installed_cu128, tmp_path):
+    profile = tmp_path / "old-node.json"
+    exported = run_python(installed_cu128, "-m", "pip_variants", "profile", "export", "-o", str(profile),
+                          env={DRIVER: "12.6"})
+    assert exported.returncode == 0, exported.stderr
+    proc = run_python(installed_cu128, "-m", "pip_variants", "check", "--variant-profile", str(profile),
+                      env={DRIVER: "12.8"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"--variant-profile {profile}" in proc.stdout
