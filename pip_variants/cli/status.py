@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,20 @@ PIP_CONFIG_KEYS: Tuple[str, ...] = (
 _FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
 
 
+#: test knob (see ``pip_variants._pip._compat.TESTED_MAX_ENV``): lowers the top of the tested range
+_TESTED_MAX_ENV = "PIP_VARIANTS_TESTED_PIP_MAX"
+
+
+def _release2(text: str) -> Optional[Tuple[int, int]]:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        rel = tuple(Version(text).release) + (0, 0)
+    except InvalidVersion:
+        return None
+    return rel[0], rel[1]
+
+
 def pip_supported(version: str) -> Optional[bool]:
     """Whether pip ``version`` is in the tested range; ``None`` if unparsable."""
     from packaging.version import InvalidVersion, Version
@@ -55,6 +70,9 @@ def pip_supported(version: str) -> Optional[bool]:
     except InvalidVersion:
         return None
     low, high = (Version(x).release for x in SUPPORTED_PIP)
+    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
+    if cap is not None and cap < tuple(high):
+        high = cap
     # Compare release numbers only, so 26.3.1 and 26.3.dev0 count as 26.3.
     release = tuple(v.release) + (0,) * max(0, 2 - len(v.release))
     return low <= release[:2] and release[:2] <= high
@@ -133,6 +151,56 @@ def _providers() -> Dict[str, Any]:
     return {"builtin": builtin, "plugins": plugins, "plugin_error": error}
 
 
+def _range_text() -> str:
+    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
+    high = SUPPORTED_PIP[1]
+    if cap is not None and cap < _release2(high):  # type: ignore[operator]
+        high = f"{cap[0]}.{cap[1]}"
+    return f"{SUPPORTED_PIP[0]} - {high}"
+
+
+def pip_mode(version: Optional[str], timeout: float = 60.0) -> Dict[str, Any]:
+    """How pip-variants treats this pip: ``tested``, ``untested-compatible`` (a newer
+    pip whose hook points all have the expected shape: variants stay on),
+    ``untested-incompatible`` (stock pip, ``problems`` say why), ``unsupported``
+    (older than the range), or ``unknown``."""
+    low, high = (_release2(x) for x in SUPPORTED_PIP)
+    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
+    if cap is not None and high is not None and cap < high:
+        high = cap
+    rel = _release2(version) if version else None
+    out: Dict[str, Any] = {"mode": "unknown", "tested_range": f"{low[0]}.{low[1]} - {high[0]}.{high[1]}",  # type: ignore[index]
+                           "problems": []}
+    if rel is None or low is None or high is None:
+        return out
+    if rel < low:
+        out["mode"] = "unsupported"
+        return out
+    if rel <= high:
+        out["mode"] = "tested"
+        return out
+    # A newer pip: ask pip_variants._pip, in a child (it imports pip's internals).
+    code = "import json, pip_variants._pip as p; print(json.dumps(p.untested_pip_status()))"
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        out["mode"], out["problems"] = data["mode"], data["problems"]
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError) as exc:
+        out["problems"] = [f"could not check the hook points: {exc}"]
+    return out
+
+
+def installed_variants_summary() -> Dict[str, Any]:
+    """How many installed distributions carry a variant, and how many no longer fit."""
+    try:
+        from ..installed import check_installed
+
+        report = check_installed()
+    except Exception as exc:  # noqa: BLE001 - status must always print something
+        return {"count": None, "not_fitting": None, "error": f"{type(exc).__name__}: {exc}"}
+    return {"count": len(report.results), "not_fitting": len(report.not_fitting), "error": None}
+
+
 def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
     from .. import __version__
 
@@ -158,8 +226,10 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
         "pip": {
             "version": pip_version,
             "supported": pip_supported(pip_version) if pip_version else False,
-            "supported_range": f"{SUPPORTED_PIP[0]} - {SUPPORTED_PIP[1]}",
+            "supported_range": _range_text(),
+            **({"untested": pip_mode(pip_version)} if pip_version and not pip_supported(pip_version) else {}),
         },
+        "installed_variants": installed_variants_summary(),
         "providers": _providers(),
         "cache_dir": cache,
         "environment": env,
@@ -183,6 +253,13 @@ def format_status(st: Mapping[str, Any]) -> str:
         lines.append("pip:       not installed in this environment")
     else:
         verdict = "supported" if pip["supported"] else "NOT supported: the hooks step aside and pip stays stock"
+        untested = pip.get("untested") or {}
+        if untested.get("mode") == "untested-compatible":
+            verdict = ("newer than the tested range; every hook point has the expected shape, "
+                       "so variants stay on")
+        elif untested.get("mode") == "untested-incompatible":
+            verdict = ("newer than the tested range and changed where pip-variants hooks in: pip stays "
+                       f"stock ({'; '.join(untested.get('problems') or [])})")
         lines.append(f"pip:       {pip['version']} ({verdict}; tested range {pip['supported_range']})")
     if st["variants_enabled"]:
         lines.append("variants:  on")
@@ -199,6 +276,15 @@ def format_status(st: Mapping[str, Any]) -> str:
         lines.append("  (no provider plugins installed in this environment)")
     if provs.get("plugin_error"):
         lines.append(f"  warning: {provs['plugin_error']}")
+    inst = st.get("installed_variants") or {}
+    if inst.get("error"):
+        lines.append(f"installed: cannot tell ({inst['error']})")
+    elif inst.get("count") is not None:
+        n, bad = inst["count"], inst["not_fitting"]
+        text = f"installed: {n} variant wheel{'s' if n != 1 else ''}"
+        if bad:
+            text += f", {bad} no longer fit{'s' if bad == 1 else ''} this machine: run 'pip-variants check'"
+        lines.append(text)
     lines.append(f"cache:     {st['cache_dir']}")
     lines.append("settings in effect:")
     settings = [f"  {k}={v}  (environment)" for k, v in st["environment"].items()]

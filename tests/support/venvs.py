@@ -74,6 +74,11 @@ _SCRUB_NAMES = (
     "all_proxy",
 )
 
+# Test knobs a whole run may set (not user settings): PIP_VARIANTS_TESTED_PIP_MAX
+# caps the tested pip range, so `PIP_VARIANTS_TESTED_PIP_MAX=26.0
+# PIP_VARIANTS_TEST_PIP=26.3 pytest -m e2e` runs the suite as on an untested pip.
+_PASS_THROUGH = ("PIP_VARIANTS_TESTED_PIP_MAX",)
+
 # Output that means "the registry could not be reached", as opposed to a real
 # failure (which must never turn into a skip).
 _NETWORK_ERRORS = re.compile(
@@ -142,7 +147,7 @@ def scrubbed_env(
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(_SCRUB_PREFIXES) and k not in _SCRUB_NAMES
+        if (not k.startswith(_SCRUB_PREFIXES) and k not in _SCRUB_NAMES) or k in _PASS_THROUGH
     }
     (base / "xdg-config").mkdir(parents=True, exist_ok=True)
     env.update(
