@@ -176,6 +176,8 @@ def uninstall() -> None:
     _patching.restore_all()
     state.reset()
     messages.reset()
+    _Untested.problems = []
+    _Untested.verified = None
 
 
 def patched_attributes() -> List[Tuple[type, str]]:

@@ -83,3 +83,34 @@ def test_format_status_not_active():
     assert "NOT supported" in out
     assert "plugin    acme      acme-provider 1.0 (acme:P)" in out
     assert "(none: defaults)" in out
+
+
+def test_pip_mode(monkeypatch):
+    monkeypatch.delenv("PIP_VARIANTS_TESTED_PIP_MAX", raising=False)
+    assert cli_status.pip_mode("23.1")["mode"] == "unsupported"
+    assert cli_status.pip_mode("26.3.1")["mode"] == "tested"
+    assert cli_status.pip_mode("nonsense")["mode"] == "unknown"
+    monkeypatch.setenv("PIP_VARIANTS_TESTED_PIP_MAX", "26.0")
+    assert cli_status.pip_supported("26.1") is False
+    assert cli_status.pip_mode("26.0.1")["mode"] == "tested"
+
+
+def test_untested_pip_is_checked_in_a_child(monkeypatch):
+    import pip
+
+    # The test knob lowers the tested range below the pip running the tests.
+    major, minor = (int(x) for x in pip.__version__.split(".")[:2])
+    monkeypatch.setenv("PIP_VARIANTS_TESTED_PIP_MAX", f"{major}.{minor - 1}" if minor else f"{major - 1}.9")
+    mode = cli_status.pip_mode(pip.__version__)
+    assert mode["mode"] in ("untested-compatible", "untested-incompatible"), mode
+    if (major, minor) < (24, 0):  # 23.2 has no _FlatDirectoryToUrls._scan_directory
+        assert mode["mode"] == "untested-incompatible"
+        assert any("_FlatDirectoryToUrls" in p for p in mode["problems"])
+
+
+def test_status_counts_installed_variants(run_cli):
+    proc = run_cli("status", "--json", "--no-pip-config")
+    st = json.loads(proc.stdout)
+    assert isinstance(st["installed_variants"]["count"], int)
+    text = run_cli("status", "--no-pip-config").stdout
+    assert "installed: " in text

@@ -212,8 +212,8 @@ def _fake_pip(root: Path, version: str) -> None:
     (pkg / "_internal" / "models" / "wheel.py").write_text("class Wheel:\n    pass\n")
 
 
-@pytest.mark.parametrize("version", ["23.1.2", "26.4.dev0", "27.0"])
-def test_version_gate_outside_the_tested_range(tmp_path, subprocess_env, version):
+@pytest.mark.parametrize("version", ["23.1.2", "22.3"])
+def test_version_gate_below_the_tested_range(tmp_path, subprocess_env, version):
     _fake_pip(tmp_path, version)
     subprocess_env["PYTHONPATH"] = f"{tmp_path}:{REPO}"
     proc = _run(
@@ -232,8 +232,10 @@ def test_version_gate_outside_the_tested_range(tmp_path, subprocess_env, version
     )
 
 
-@pytest.mark.parametrize("version", ["23.2", "26.3.1"])
-def test_version_gate_inside_the_tested_range(tmp_path, subprocess_env, version):
+# Newer releases pass the gate: pip_variants._pip checks each hook point's shape
+# before patching (tests/pip/test_shape.py, tests/e2e/test_newer_pip_e2e.py).
+@pytest.mark.parametrize("version", ["23.2", "26.3.1", "26.4.dev0", "27.0"])
+def test_version_gate_inside_or_above_the_tested_range(tmp_path, subprocess_env, version):
     _fake_pip(tmp_path, version)
     subprocess_env["PYTHONPATH"] = f"{tmp_path}:{REPO}"
     proc = _run(

@@ -25,6 +25,11 @@ TARGETS = [
     ("pip._internal.commands.download", "DownloadCommand", "add_options"),
     ("pip._internal.commands.wheel", "WheelCommand", "add_options"),
     ("pip._internal.commands.lock", "LockCommand", "add_options"),
+    # H13: pip show / inspect / list -v (class "" = a module-level function)
+    ("pip._internal.commands.show", "", "print_results"),
+    ("pip._internal.commands.inspect", "InspectCommand", "_dist_to_dict"),
+    ("pip._internal.commands.list", "", "format_for_columns"),
+    ("pip._internal.commands.list", "", "format_for_json"),
 ]
 
 
@@ -35,7 +40,7 @@ def _present():
             module = importlib.import_module(module_name)
         except ImportError:
             continue
-        cls = getattr(module, class_name, None)
+        cls = getattr(module, class_name, None) if class_name else module
         if cls is not None and attr in cls.__dict__:
             out.append((cls, attr))
     return out

@@ -1,0 +1,59 @@
+"""pip-variants check (in a subprocess, against a site directory built here)."""
+
+from __future__ import annotations
+
+import json
+
+from support.wheels import NVIDIA_PROVIDER, variants_json
+
+DRIVER = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"
+
+
+def _site(tmp_path):
+    site = tmp_path / "site"
+    info = site / "pkg-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "variant.json").write_text(json.dumps(variants_json(
+        "pkg", "1.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+        variants={"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}})))
+    (site / "plain-2.0.dist-info").mkdir()
+    return site
+
+
+def test_check_fits(run_cli, tmp_path):
+    proc = run_cli("check", "--path", str(_site(tmp_path)), env={DRIVER: "12.9"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["ok       pkg 1.0  variant cu128", "all 1 installed variants fit this machine"]
+    assert proc.stderr == ""
+
+
+def test_check_does_not_fit(run_cli, tmp_path):
+    site = _site(tmp_path)
+    proc = run_cli("check", "--path", str(site), env={DRIVER: "12.6"})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("NO FIT   pkg 1.0  variant cu128: needs nvidia :: cuda_version_lower_bound :: 12.8; "
+                               "this machine supports 12.6")
+    assert "1 of 1 installed variants no longer fit this machine" in proc.stdout
+    assert lines[-1].strip().endswith(f"-m pip install --force-reinstall --no-deps --upgrade --target {site} pkg==1.0")
+    js = run_cli("check", "--json", "--path", str(site), env={DRIVER: "12.6"})
+    assert js.returncode == 1
+    data = json.loads(js.stdout)
+    assert data["results"][0]["status"] == "does-not-fit" and data["not_fitting"] == 1
+
+
+def test_check_with_nothing_installed(run_cli, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_cli("check", "--path", str(empty))
+    assert proc.returncode == 0
+    assert "no installed distribution carries a variant" in proc.stdout
+
+
+def test_check_bad_path_and_bad_profile(run_cli, tmp_path):
+    proc = run_cli("check", "--path", str(tmp_path / "nope"))
+    assert proc.returncode == 1 and "not a directory" in proc.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = run_cli("check", "--path", str(_site(tmp_path)), "--variant-profile", str(bad))
+    assert proc.returncode == 1 and str(bad) in proc.stderr and "Traceback" not in proc.stderr

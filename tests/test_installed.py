@@ -1,0 +1,125 @@
+"""pip_variants.installed: reading installed variant.json files and checking them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pip_variants.installed import (
+    check_installed,
+    find_dist_info,
+    iter_installed_variants,
+    read_installed_variant,
+    reinstall_command,
+    variant_of,
+)
+from support.wheels import FICTIONAL_PROVIDER, NVIDIA_PROVIDER, variants_json
+
+DRIVER = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"
+
+
+def _variant_json(name, version, label, props, providers):
+    return variants_json(name, version, namespaces=list(providers) or ["nvidia"], providers=providers,
+                         variants={label: props})
+
+
+def _install(site: Path, dirname: str, content=None) -> Path:
+    info = site / dirname
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: x\nVersion: 1\n")
+    if content is not None:
+        (info / "variant.json").write_text(content if isinstance(content, str) else json.dumps(content))
+    return info
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    for var in (DRIVER, "NV_VARIANT_PROVIDER_FORCE_SM_ARCH"):
+        monkeypatch.delenv(var, raising=False)
+    s = tmp_path / "site-packages"
+    _install(s, "Torch_Pkg-2.9.0.dist-info", _variant_json(
+        "torch-pkg", "2.9.0", "cu128", {"nvidia": {"cuda_version_lower_bound": ["12.8"]}},
+        {"nvidia": NVIDIA_PROVIDER}))
+    _install(s, "plain-1.0.dist-info")
+    return s
+
+
+def test_read_installed_variant(site):
+    v = read_installed_variant(str(site / "Torch_Pkg-2.9.0.dist-info"))
+    assert (v.name, v.version, v.label) == ("Torch_Pkg", "2.9.0", "cu128")
+    assert v.properties == ("nvidia :: cuda_version_lower_bound :: 12.8",)
+    assert v.describe() == "cu128 (nvidia :: cuda_version_lower_bound :: 12.8)"
+    assert v.to_dict() == {"label": "cu128", "properties": ["nvidia :: cuda_version_lower_bound :: 12.8"]}
+    assert read_installed_variant(str(site / "plain-1.0.dist-info")) is None
+
+
+def test_unreadable_variant_json_is_reported_not_raised(tmp_path):
+    info = _install(tmp_path, "bad-1.0.dist-info", "{not json")
+    v = read_installed_variant(str(info))
+    assert v.label == "?" and "not valid JSON" in v.error and str(info) in v.error
+
+
+def test_lookup_by_location_and_name(site):
+    assert find_dist_info(str(site), "torch-pkg") == str(site / "Torch_Pkg-2.9.0.dist-info")
+    assert find_dist_info(str(site), "torch_pkg", "2.9.0")
+    assert find_dist_info(str(site), "torch-pkg", "1.0") is None
+    assert variant_of(str(site), "TORCH.PKG").label == "cu128"
+    assert variant_of(str(site), "plain") is None
+    assert variant_of(None, "plain") is None
+    assert variant_of(str(site / "missing"), "plain") is None
+
+
+def test_first_distribution_of_a_name_wins(site, tmp_path):
+    later = tmp_path / "later"
+    _install(later, "torch_pkg-1.0.dist-info", _variant_json(
+        "torch-pkg", "1.0", "null", {}, {"nvidia": NVIDIA_PROVIDER}))
+    found = list(iter_installed_variants([str(site), str(later)]))
+    assert [(v.name, v.version) for v in found] == [("Torch_Pkg", "2.9.0")]
+
+
+def test_check_against_the_faked_driver(site, monkeypatch):
+    monkeypatch.setenv(DRIVER, "12.8")
+    report = check_installed([str(site)])
+    assert [r.status for r in report.results] == ["fits"] and report.command is None
+    monkeypatch.setenv(DRIVER, "12.6")
+    report = check_installed([str(site)])
+    (r,) = report.results
+    assert r.status == "does-not-fit"
+    assert r.reason.startswith("needs nvidia :: cuda_version_lower_bound :: 12.8; this machine supports 12.6")
+    assert report.command == "pip install --force-reinstall --no-deps Torch_Pkg==2.9.0"
+    data = report.to_dict()
+    assert data["not_fitting"] == 1
+    assert data["results"][0]["property"]["supported"][0] == "12.6"
+
+
+def test_check_against_a_profile(site, tmp_path):
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"profile-version": 1, "namespaces": {
+        "nvidia": {"cuda_version_lower_bound": ["12.6", "12.5"]}}}))
+    report = check_installed([str(site)], profile_path=str(profile))
+    assert report.results[0].status == "does-not-fit"
+    assert f"--variant-profile {profile}" in report.command
+    assert report.target == f"variant profile {profile}"
+
+
+def test_null_and_unknown_providers(tmp_path):
+    s = tmp_path / "sp"
+    _install(s, "nul-1.0.dist-info", _variant_json("nul", "1.0", "null", {}, {"nvidia": NVIDIA_PROVIDER}))
+    _install(s, "fic-1.0.dist-info", _variant_json(
+        "fic", "1.0", "fx", {"fictional_hw": {"arch": ["x1"]}}, {"fictional_hw": FICTIONAL_PROVIDER}))
+    _install(s, "bad-1.0.dist-info", "[]")
+    by_name = {r.variant.name: r for r in check_installed([str(s)]).results}
+    assert by_name["nul"].status == "fits"
+    assert by_name["fic"].status == "unknown"  # no provider could answer: not a misfit
+    assert by_name["bad"].status == "unknown"
+
+
+def test_reinstall_command_for_a_target_dir(site, monkeypatch):
+    assert reinstall_command([]) is None
+    monkeypatch.setenv(DRIVER, "12.6")
+    results = check_installed([str(site)]).results
+    assert reinstall_command(results, target="/opt/my app") == (
+        "pip install --force-reinstall --no-deps --upgrade --target '/opt/my app' Torch_Pkg==2.9.0"
+    )
