@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import http.server
 import importlib.util
 import json
 import os
@@ -83,12 +82,15 @@ def scrubbed_env(extra: Mapping[str, Optional[str]], *, keep_pythonpath: bool, t
     return env
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
+def _serve(root: Path) -> Tuple[Any, str]:
+    # Imported here: every pip-variants command builds the parser, which imports
+    # this module; http.server alone costs tens of milliseconds.
+    import http.server
 
+    class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
 
-def _serve(root: Path) -> Tuple[http.server.ThreadingHTTPServer, str]:
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="pip-variants-demo-index", daemon=True)
