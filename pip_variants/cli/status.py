@@ -61,21 +61,22 @@ def _release2(text: str) -> Optional[Tuple[int, int]]:
     return rel[0], rel[1]
 
 
+def _tested_range() -> Tuple[Tuple[int, int], Tuple[int, int]]:
+    """``SUPPORTED_PIP`` as release pairs, the top lowered by the test knob if set."""
+    low, high = (_release2(x) for x in SUPPORTED_PIP)
+    assert low is not None and high is not None
+    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
+    return low, (cap if cap is not None and cap < high else high)
+
+
 def pip_supported(version: str) -> Optional[bool]:
     """Whether pip ``version`` is in the tested range; ``None`` if unparsable."""
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        v = Version(version)
-    except InvalidVersion:
+    # Release numbers only, so 26.3.1 and 26.3.dev0 count as 26.3.
+    release = _release2(version)
+    if release is None:
         return None
-    low, high = (Version(x).release for x in SUPPORTED_PIP)
-    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
-    if cap is not None and cap < tuple(high):
-        high = cap
-    # Compare release numbers only, so 26.3.1 and 26.3.dev0 count as 26.3.
-    release = tuple(v.release) + (0,) * max(0, 2 - len(v.release))
-    return low <= release[:2] and release[:2] <= high
+    low, high = _tested_range()
+    return low <= release <= high
 
 
 def kill_switch(environ: Optional[Mapping[str, str]] = None) -> bool:
@@ -152,11 +153,8 @@ def _providers() -> Dict[str, Any]:
 
 
 def _range_text() -> str:
-    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
-    high = SUPPORTED_PIP[1]
-    if cap is not None and cap < _release2(high):  # type: ignore[operator]
-        high = f"{cap[0]}.{cap[1]}"
-    return f"{SUPPORTED_PIP[0]} - {high}"
+    (a, b), (c, d) = _tested_range()
+    return f"{a}.{b} - {c}.{d}"
 
 
 def pip_mode(version: Optional[str], timeout: float = 60.0) -> Dict[str, Any]:
@@ -164,14 +162,10 @@ def pip_mode(version: Optional[str], timeout: float = 60.0) -> Dict[str, Any]:
     pip whose hook points all have the expected shape: variants stay on),
     ``untested-incompatible`` (stock pip, ``problems`` say why), ``unsupported``
     (older than the range), or ``unknown``."""
-    low, high = (_release2(x) for x in SUPPORTED_PIP)
-    cap = _release2(os.environ.get(_TESTED_MAX_ENV, "").strip() or "x")
-    if cap is not None and high is not None and cap < high:
-        high = cap
+    low, high = _tested_range()
     rel = _release2(version) if version else None
-    out: Dict[str, Any] = {"mode": "unknown", "tested_range": f"{low[0]}.{low[1]} - {high[0]}.{high[1]}",  # type: ignore[index]
-                           "problems": []}
-    if rel is None or low is None or high is None:
+    out: Dict[str, Any] = {"mode": "unknown", "tested_range": _range_text(), "problems": []}
+    if rel is None:
         return out
     if rel < low:
         out["mode"] = "unsupported"
