@@ -111,22 +111,29 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
 
 
 def find_dist_info(location: str, name: str, version: Optional[str] = None) -> Optional[str]:
-    """The ``*.dist-info`` directory of ``name`` (and ``version``) in ``location``."""
+    """The ``*.dist-info`` directory of ``name`` in ``location``.
+
+    With ``version``, a directory of that version is preferred; another version
+    of the name is still returned when it is the only one (the directory name
+    keeps the wheel's spelling, which may differ from the metadata's, e.g.
+    ``1.0`` and ``1.0.0``).
+    """
     want = _canonical(name)
     try:
-        entries = os.listdir(location)
+        entries = sorted(os.listdir(location))
     except OSError:
         return None
+    found = []
     for entry in entries:
         if not entry.endswith(".dist-info"):
             continue
         ename, eversion = _name_version(entry)
         if _canonical(ename) != want:
             continue
-        if version is not None and eversion and eversion != version:
-            continue
-        return os.path.join(location, entry)
-    return None
+        if version is None or eversion == version:
+            return os.path.join(location, entry)
+        found.append(entry)
+    return os.path.join(location, found[0]) if len(found) == 1 else None
 
 
 def variant_of(location: Optional[str], name: str, version: Optional[str] = None) -> Optional[InstalledVariant]:

@@ -64,7 +64,10 @@ def test_unreadable_variant_json_is_reported_not_raised(tmp_path):
 def test_lookup_by_location_and_name(site):
     assert find_dist_info(str(site), "torch-pkg") == str(site / "Torch_Pkg-2.9.0.dist-info")
     assert find_dist_info(str(site), "torch_pkg", "2.9.0")
-    assert find_dist_info(str(site), "torch-pkg", "1.0") is None
+    assert find_dist_info(str(site), "torch-pkg", "2.9") == str(site / "Torch_Pkg-2.9.0.dist-info")  # the only one
+    _install(site, "torch_pkg-3.0.dist-info")
+    assert find_dist_info(str(site), "torch-pkg", "1.0") is None  # two others: ambiguous
+    assert find_dist_info(str(site), "torch-pkg", "3.0") == str(site / "torch_pkg-3.0.dist-info")
     assert variant_of(str(site), "TORCH.PKG").label == "cu128"
     assert variant_of(str(site), "plain") is None
     assert variant_of(None, "plain") is None
