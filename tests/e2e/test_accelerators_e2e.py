@@ -116,3 +116,17 @@ def test_bad_forced_rocm_version_is_one_warning_not_a_crash(variant_venv, torch_
                              AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION="six")
     assert chosen == torch_file("null"), stderr
     assert "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION" in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.skipif(real_gpu_host(), reason="a real GPU would answer too")
+def test_explain_names_the_amd_and_intel_providers(variant_venv, torch_index, amd_host):
+    from support.venvs import run_python
+
+    env = {**amd_host(["gfx942"], "6.2.4"), "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": "12.70.4"}
+    proc = run_python(variant_venv, "-m", "pip_variants", "explain", "torch==2.9.0",
+                      "--index-url", torch_index.url, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    out = proc.stdout
+    assert "null" in out and "rocm_version" in out and "device_ip" in out, out
+    assert "amd (from builtin:amd)" in out and "intel (from builtin:intel)" in out
+    assert "needs amd :: rocm_version :: 6.4; this machine supports 6.2" in out
