@@ -82,6 +82,9 @@ _LINUX_LIB_DIRS = (
     "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib", "/opt/intel/oneapi/lib",
 )
 _PCI_DEVICES = "/sys/bus/pci/devices"
+#: Test-only (private), shared with the amd provider: a directory standing in
+#: for ``/sys``, so end-to-end tests can fake an Intel PCI device inside pip.
+SYSFS_ROOT_ENV = "PIP_VARIANTS_TEST_SYSFS_ROOT"
 _UNSET = "<unset>"
 
 
@@ -281,8 +284,15 @@ class IntelProvider:
     packages: Tuple[str, ...] = ("intel-variant-provider",)
     plugin_apis: Tuple[str, ...] = ("intel_variant_provider.plugin:IntelVariantPlugin",)
 
-    def __init__(self, *, pci_root: str = _PCI_DEVICES) -> None:
-        self._pci_root = pci_root
+    def __init__(self, *, pci_root: Optional[str] = None) -> None:
+        self._pci_root_given = pci_root
+
+    @property
+    def _pci_root(self) -> str:
+        if self._pci_root_given is not None:
+            return self._pci_root_given
+        fake_sys = os.environ.get(SYSFS_ROOT_ENV)
+        return os.path.join(fake_sys, "bus", "pci", "devices") if fake_sys else _PCI_DEVICES
 
     def _worth_asking(self) -> bool:
         """Skip loading a GPU driver stack on Linux hosts that show no Intel GPU.

@@ -207,3 +207,34 @@ def test_cache_key_follows_the_loader_library(tmp_path, monkeypatch):
     before = cache_key(p)
     (tmp_path / "libze_loader.so.1").write_bytes(b"\x7fELF")
     assert cache_key(p) != before
+
+
+# -- the real ctypes layer against a compiled stand-in loader ------------------------------
+
+@pytest.fixture(params=["zeInitDrivers", "zeInit"])
+def fake_loader(request, tmp_path_factory):
+    """``libze_loader.so.1`` built from tests/data/fake_ze_loader.c (skipped without a C compiler)."""
+    from support.fakehw import build_fake_ze_loader
+
+    built = build_fake_ze_loader(tmp_path_factory.mktemp("ze"), init_drivers=request.param == "zeInitDrivers")
+    if built is None:
+        pytest.skip("no C compiler (or not Linux) to build the stand-in Level Zero loader")
+    return str(built)
+
+
+def test_ctypes_layer_reads_vendor_and_ip(fake_loader, monkeypatch):
+    monkeypatch.setenv("FAKE_ZE_DEVICES", "8086:030e0005,10de:0,8086:0311c004")
+    devices = query_level_zero(library=fake_loader)
+    assert devices == [(0x8086, 0x030E0005), (0x10DE, 0), (0x8086, 0x0311C004)]
+    assert device_ips(devices) == ["12.56.5", "12.55.8", "12.71.4", "12.70.4"]
+
+
+def test_ctypes_layer_no_devices(fake_loader, monkeypatch):
+    monkeypatch.setenv("FAKE_ZE_DEVICES", "")
+    assert query_level_zero(library=fake_loader) == []
+
+
+def test_ctypes_layer_init_failure_is_nothing(fake_loader, monkeypatch):
+    monkeypatch.setenv("FAKE_ZE_FAIL", "1")
+    monkeypatch.setenv("FAKE_ZE_DEVICES", "8086:030dc008")
+    assert query_level_zero(library=fake_loader) == []

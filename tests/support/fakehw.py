@@ -6,14 +6,26 @@
 * :func:`rocm_tree`: a ROCm install folder with ``.info/version``.
 * :func:`ze_devices`: ``(vendorId, ipVersion)`` pairs, what the Intel
   provider's Level Zero layer returns, from ``A.R.V`` strings.
+* :func:`pci_display_device`: a display-class PCI device in a fake ``/sys``.
+* :func:`build_fake_ze_loader`: compile ``tests/data/fake_ze_loader.c`` into a
+  ``libze_loader.so.1`` whose devices come from ``$FAKE_ZE_DEVICES``
+  (:func:`ze_devices_env`), for the real ctypes path, even inside pip.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
-from typing import Iterable, List, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["GFX_TARGET_VERSIONS", "kfd_tree", "rocm_tree", "ze_devices", "encode_ip"]
+FAKE_ZE_LOADER_SOURCE = Path(__file__).resolve().parents[1] / "data" / "fake_ze_loader.c"
+
+__all__ = [
+    "GFX_TARGET_VERSIONS", "kfd_tree", "rocm_tree", "ze_devices", "encode_ip", "pci_display_device",
+    "build_fake_ze_loader", "ze_devices_env",
+]
 
 #: gfx name → KFD gfx_target_version (rocm-bootstrap 0.3.0 targets table, digest §1.7).
 GFX_TARGET_VERSIONS = {
@@ -73,3 +85,31 @@ def encode_ip(ip: str) -> int:
 
 def ze_devices(ips: Iterable[str], vendor: int = 0x8086) -> List[Tuple[int, int]]:
     return [(vendor, encode_ip(ip)) for ip in ips]
+
+
+def ze_devices_env(devices: Sequence[Tuple[int, int]]) -> str:
+    """``$FAKE_ZE_DEVICES`` for the stand-in loader."""
+    return ",".join(f"{vendor:x}:{raw:08x}" for vendor, raw in devices)
+
+
+def pci_display_device(sys_root: Union[str, Path], address: str, vendor: int = 0x8086) -> Path:
+    """A VGA-class PCI device ``address`` (``0000:00:02.0``) under a fake ``/sys``."""
+    dev = Path(sys_root) / "bus" / "pci" / "devices" / address
+    dev.mkdir(parents=True, exist_ok=True)
+    (dev / "vendor").write_text(f"0x{vendor:04x}\n")
+    (dev / "class").write_text("0x030000\n")
+    return dev
+
+
+def build_fake_ze_loader(out_dir: Union[str, Path], *, init_drivers: bool = True) -> Optional[Path]:
+    """``out_dir/libze_loader.so.1`` built with the C compiler, or None (not Linux, no compiler)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    out = Path(out_dir) / "libze_loader.so.1"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    flags = ["-DWITH_INIT_DRIVERS"] if init_drivers else []
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", *flags, "-o", str(out), str(FAKE_ZE_LOADER_SOURCE)], check=True)
+    return out
