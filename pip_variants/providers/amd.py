@@ -69,11 +69,32 @@ KFD_NODES = os.path.join("class", "kfd", "kfd", "topology", "nodes")
 
 #: The plugin's ``get_all_configs`` lists (its order).
 ALL_GFX_ARCHS: Tuple[str, ...] = (
-    "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942",
-    "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201",
+    "gfx900",
+    "gfx906",
+    "gfx908",
+    "gfx90a",
+    "gfx942",
+    "gfx1030",
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1200",
+    "gfx1201",
 )
 ALL_ROCM_VERSIONS: Tuple[str, ...] = (
-    "7.10", "7.9", "7.8", "7.7", "7.6", "7.5", "7.4", "7.3", "7.2", "7.1", "7.0", "6.4", "6.3",
+    "7.10",
+    "7.9",
+    "7.8",
+    "7.7",
+    "7.6",
+    "7.5",
+    "7.4",
+    "7.3",
+    "7.2",
+    "7.1",
+    "7.0",
+    "6.4",
+    "6.3",
 )
 
 # The plugin's token: gfx, decimal digits, then any lower-case hex run, word-bounded.
@@ -137,7 +158,9 @@ def _nodes_dir(sysfs_root: str) -> str:
     return os.path.join(sysfs_root, KFD_NODES)
 
 
-def kfd_gfx_archs(sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None) -> List[str]:
+def kfd_gfx_archs(
+    sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None
+) -> List[str]:
     """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
 
     Nodes with ``gfx_target_version`` 0 (CPUs) or no SIMDs are skipped, as
@@ -174,7 +197,10 @@ def _run_tool(argv: Sequence[str], timeout: float) -> Optional[str]:
 
     try:
         proc = subprocess.run(
-            list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout,
+            list(argv),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
             check=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -197,7 +223,9 @@ def tool_gfx_archs(path: Optional[str] = None) -> List[str]:
             found = sorted(set(_GFX_TOKEN.findall(text)))
             preferred = os.environ.get(PREFERRED_GFX_ENV)
             allowed = (
-                {a.strip() for a in preferred.split(",") if a.strip()} if preferred else set(ALL_GFX_ARCHS)
+                {a.strip() for a in preferred.split(",") if a.strip()}
+                if preferred
+                else set(ALL_GFX_ARCHS)
             )
             # The plugin drops the whole rocminfo answer when one name is unknown.
             if found and all(name in allowed for name in found):
@@ -295,7 +323,9 @@ class AmdProvider:
     packages: Tuple[str, ...] = ("amd-variant-provider",)
     plugin_apis: Tuple[str, ...] = ("amd_variant_provider.plugin:AMDVariantPlugin",)
 
-    def __init__(self, *, sysfs_root: Optional[str] = None, rocm_path: Optional[str] = None) -> None:
+    def __init__(
+        self, *, sysfs_root: Optional[str] = None, rocm_path: Optional[str] = None
+    ) -> None:
         self._sysfs_root = sysfs_root
         self._rocm_path = rocm_path
 
@@ -346,7 +376,9 @@ class AmdProvider:
         nodes = _nodes_dir(sysfs)
         try:
             listing = ",".join(sorted(os.listdir(nodes)))
-            generation = _read(os.path.join(sysfs, "class", "kfd", "kfd", "topology", "generation_id"))
+            generation = _read(
+                os.path.join(sysfs, "class", "kfd", "kfd", "topology", "generation_id")
+            )
         except OSError:
             listing, generation = "", ""
         rocm = self._rocm()
@@ -357,7 +389,8 @@ class AmdProvider:
             kfd_generation=generation,
             kfd_versions=";".join(
                 _properties(os.path.join(nodes, n, "properties")).get("gfx_target_version", "")
-                for n in listing.split(",") if n
+                for n in listing.split(",")
+                if n
             ),
             rocm_path=rocm,
             rocm_version_file=_read(os.path.join(rocm, ".info", "version")),

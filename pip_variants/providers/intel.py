@@ -79,7 +79,11 @@ _ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT_PROPERTIES = 0x1000F
 #: Linux directories where distributions and Intel's packages put the loader
 #: (for the cache key: a stat, not a dlopen).
 _LINUX_LIB_DIRS = (
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib", "/opt/intel/oneapi/lib",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/local/lib",
+    "/opt/intel/oneapi/lib",
 )
 _PCI_DEVICES = "/sys/bus/pci/devices"
 #: Test-only (private), shared with the amd provider: a directory standing in
@@ -129,23 +133,44 @@ def _ze_structs():  # type: ignore[no-untyped-def]
     import ctypes
 
     class InitDriverTypeDesc(ctypes.Structure):
-        _fields_ = [("stype", ctypes.c_uint32), ("pNext", ctypes.c_void_p), ("flags", ctypes.c_uint32)]
+        _fields_ = [
+            ("stype", ctypes.c_uint32),
+            ("pNext", ctypes.c_void_p),
+            ("flags", ctypes.c_uint32),
+        ]
 
     class IpVersionExt(ctypes.Structure):
-        _fields_ = [("stype", ctypes.c_uint32), ("pNext", ctypes.c_void_p), ("ipVersion", ctypes.c_uint32)]
+        _fields_ = [
+            ("stype", ctypes.c_uint32),
+            ("pNext", ctypes.c_void_p),
+            ("ipVersion", ctypes.c_uint32),
+        ]
 
     u32, u64 = ctypes.c_uint32, ctypes.c_uint64
 
     class DeviceProperties(ctypes.Structure):
         _fields_ = [
-            ("stype", u32), ("pNext", ctypes.c_void_p), ("type", u32), ("vendorId", u32),
-            ("deviceId", u32), ("flags", u32), ("subdeviceId", u32), ("coreClockRate", u32),
-            ("maxMemAllocSize", u64), ("maxHardwareContexts", u32),
-            ("maxCommandQueuePriority", u32), ("numThreadsPerEU", u32),
-            ("physicalEUSimdWidth", u32), ("numEUsPerSubslice", u32),
-            ("numSubslicesPerSlice", u32), ("numSlices", u32), ("timerResolution", u64),
-            ("timestampValidBits", u32), ("kernelTimestampValidBits", u32),
-            ("uuid", ctypes.c_uint8 * 16), ("name", ctypes.c_char * 256),
+            ("stype", u32),
+            ("pNext", ctypes.c_void_p),
+            ("type", u32),
+            ("vendorId", u32),
+            ("deviceId", u32),
+            ("flags", u32),
+            ("subdeviceId", u32),
+            ("coreClockRate", u32),
+            ("maxMemAllocSize", u64),
+            ("maxHardwareContexts", u32),
+            ("maxCommandQueuePriority", u32),
+            ("numThreadsPerEU", u32),
+            ("physicalEUSimdWidth", u32),
+            ("numEUsPerSubslice", u32),
+            ("numSubslicesPerSlice", u32),
+            ("numSlices", u32),
+            ("timerResolution", u64),
+            ("timestampValidBits", u32),
+            ("kernelTimestampValidBits", u32),
+            ("uuid", ctypes.c_uint8 * 16),
+            ("name", ctypes.c_char * 256),
         ]
 
     return InitDriverTypeDesc, IpVersionExt, DeviceProperties
@@ -164,11 +189,15 @@ def _drivers(lib, ctypes) -> list:  # type: ignore[no-untyped-def]
     count = ctypes.c_uint32(0)
     InitDesc, _, _ = _ze_structs()
     if hasattr(lib, "zeInitDrivers"):  # Level Zero API 1.10+
-        desc = InitDesc(_ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, None, _ZE_INIT_DRIVER_TYPE_FLAG_GPU)
+        desc = InitDesc(
+            _ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, None, _ZE_INIT_DRIVER_TYPE_FLAG_GPU
+        )
         _check(lib.zeInitDrivers(ctypes.byref(count), None, ctypes.byref(desc)), "zeInitDrivers")
         handles = (ctypes.c_void_p * count.value)()
         if count.value:
-            _check(lib.zeInitDrivers(ctypes.byref(count), handles, ctypes.byref(desc)), "zeInitDrivers")
+            _check(
+                lib.zeInitDrivers(ctypes.byref(count), handles, ctypes.byref(desc)), "zeInitDrivers"
+            )
         return list(handles)[: count.value]
     _check(lib.zeInit(_ZE_INIT_FLAG_GPU_ONLY), "zeInit")
     _check(lib.zeDriverGet(ctypes.byref(count), None), "zeDriverGet")
@@ -190,19 +219,26 @@ def _level_zero_devices(library: str) -> List[Tuple[int, int]]:
         _check(lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), None), "zeDeviceGet")
         devices = (ctypes.c_void_p * count.value)()
         if count.value:
-            _check(lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), devices), "zeDeviceGet")
+            _check(
+                lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), devices),
+                "zeDeviceGet",
+            )
         for device in list(devices)[: count.value]:
             ext = IpExt(_ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT_PROPERTIES, None, 0)
             props = Props()
             props.stype = _ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
             props.pNext = ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p)
-            _check(lib.zeDeviceGetProperties(ctypes.c_void_p(device), ctypes.byref(props)),
-                   "zeDeviceGetProperties")
+            _check(
+                lib.zeDeviceGetProperties(ctypes.c_void_p(device), ctypes.byref(props)),
+                "zeDeviceGetProperties",
+            )
             out.append((int(props.vendorId), int(ext.ipVersion)))
     return out
 
 
-def query_level_zero(library: Optional[str] = None, timeout: float = QUERY_TIMEOUT) -> List[Tuple[int, int]]:
+def query_level_zero(
+    library: Optional[str] = None, timeout: float = QUERY_TIMEOUT
+) -> List[Tuple[int, int]]:
     """The Level Zero devices, or ``[]`` when the stack is missing, fails or hangs.
 
     The query runs in a daemon thread: if the driver hangs we give up after
@@ -221,7 +257,9 @@ def query_level_zero(library: Optional[str] = None, timeout: float = QUERY_TIMEO
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        logger.warning("intel: Level Zero did not answer within %.0f s; no Intel GPU assumed", timeout)
+        logger.warning(
+            "intel: Level Zero did not answer within %.0f s; no Intel GPU assumed", timeout
+        )
         return []
     if "error" in result:
         logger.debug("intel: Level Zero unavailable (%s): %s", lib, result["error"])
@@ -246,9 +284,10 @@ def intel_display_devices(pci_root: str = _PCI_DEVICES) -> Optional[List[str]]:
     out = []
     for entry in entries:
         dev = os.path.join(pci_root, entry)
-        if _read_hex(os.path.join(dev, "vendor")) == INTEL_VENDOR_ID and (
-            _read_hex(os.path.join(dev, "class")) >> 16
-        ) == 0x03:
+        if (
+            _read_hex(os.path.join(dev, "vendor")) == INTEL_VENDOR_ID
+            and (_read_hex(os.path.join(dev, "class")) >> 16) == 0x03
+        ):
             out.append(entry)
     return out
 
@@ -311,7 +350,9 @@ class IntelProvider:
                 return [FeatureConfig(FEATURE, (forced,), multi_value=True)]
             logger.warning(
                 "intel: %s=%r is not a device IP intel-variant-provider 0.0.3 knows; "
-                "no Intel GPU assumed", FORCE_DEVICE_IP_ENV, forced,
+                "no Intel GPU assumed",
+                FORCE_DEVICE_IP_ENV,
+                forced,
             )
             return []
         if not (sys.platform.startswith("linux") or sys.platform == "win32"):
@@ -340,7 +381,12 @@ class IntelProvider:
             libraries=_library_signatures(),
             dxg="1" if os.path.exists("/dev/dxg") else "0",
         )
-        for name in (FORCE_DEVICE_IP_ENV, "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY",
-                     "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "LD_LIBRARY_PATH"):
+        for name in (
+            FORCE_DEVICE_IP_ENV,
+            "ZE_AFFINITY_MASK",
+            "ZE_FLAT_DEVICE_HIERARCHY",
+            "ZE_ENABLE_PCI_ID_DEVICE_ORDER",
+            "LD_LIBRARY_PATH",
+        ):
             inputs[name] = os.environ.get(name, _UNSET)
         return inputs

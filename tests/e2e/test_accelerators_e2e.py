@@ -39,7 +39,9 @@ pytestmark = [
     ),
 ]
 
-TORCH_JSON = json.loads((Path(__file__).resolve().parents[1] / "data" / "torch-2.9.0-variants.json").read_text())
+TORCH_JSON = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "torch-2.9.0-variants.json").read_text()
+)
 TAG = "py3-none-any"
 
 
@@ -50,7 +52,11 @@ def torch_file(label: str) -> str:
 def real_gpu_host() -> bool:
     return any(
         os.path.exists(p)
-        for p in ("/proc/driver/nvidia/version", "/sys/module/nvidia/version", "/sys/class/kfd/kfd/topology/nodes/1")
+        for p in (
+            "/proc/driver/nvidia/version",
+            "/sys/module/nvidia/version",
+            "/sys/class/kfd/kfd/topology/nodes/1",
+        )
     )
 
 
@@ -71,39 +77,57 @@ def amd_host(tmp_path):
 
 
 def test_forced_mi300x_rocm_6_4_1_installs_rocm64(variant_venv, torch_index, tmp_path):
-    env = {"AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH": "gfx942", "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "6.4.1"}
+    env = {
+        "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH": "gfx942",
+        "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "6.4.1",
+    }
     chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0", **env)
     assert chosen == torch_file("rocm6.4"), stderr
     # And a real install (into a target directory) unpacks that wheel.
     target = tmp_path / "target"
-    run_pip(variant_venv, "install", "--index-url", torch_index.url, "--target", str(target),
-            "torch==2.9.0", env=env)
+    run_pip(
+        variant_venv,
+        "install",
+        "--index-url",
+        torch_index.url,
+        "--target",
+        str(target),
+        "torch==2.9.0",
+        env=env,
+    )
     assert 'VARIANT = "rocm6.4"' in (target / "torch" / "__init__.py").read_text()
     assert "Traceback" not in stderr
 
 
 def test_forced_intel_ip_installs_xpu(variant_venv, torch_index):
-    chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0",
-                             INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP="12.55.8")
+    chosen, _, stderr = pick(
+        variant_venv, torch_index, "torch==2.9.0", INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP="12.55.8"
+    )
     assert chosen == torch_file("xpu"), stderr
 
 
 @pytest.mark.skipif(real_gpu_host(), reason="a real GPU would answer too")
 def test_detected_mi300x_with_rocm_6_4_installs_rocm64(variant_venv, torch_index, amd_host):
-    chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0", **amd_host(["gfx942"], "6.4.1-120"))
+    chosen, _, stderr = pick(
+        variant_venv, torch_index, "torch==2.9.0", **amd_host(["gfx942"], "6.4.1-120")
+    )
     assert chosen == torch_file("rocm6.4"), stderr
 
 
 @pytest.mark.skipif(real_gpu_host(), reason="a real GPU would answer too")
 def test_detected_mi300x_with_rocm_6_2_gets_null(variant_venv, torch_index, amd_host):
-    chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0", **amd_host(["gfx942"], "6.2.4"))
+    chosen, _, stderr = pick(
+        variant_venv, torch_index, "torch==2.9.0", **amd_host(["gfx942"], "6.2.4")
+    )
     assert chosen == torch_file("null"), stderr
     assert "Traceback" not in stderr
 
 
 def test_intel_igpu_plus_t4_installs_cuda(variant_venv, torch_index):
     chosen, _, stderr = pick(
-        variant_venv, torch_index, "torch==2.9.0",
+        variant_venv,
+        torch_index,
+        "torch==2.9.0",
         INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP="12.71.4",
         NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION="12.8",
         NV_VARIANT_PROVIDER_FORCE_SM_ARCH="7.5",
@@ -113,15 +137,24 @@ def test_intel_igpu_plus_t4_installs_cuda(variant_venv, torch_index):
 
 def test_intel_beats_amd_by_torch_priorities(variant_venv, torch_index, amd_host):
     env = amd_host(["gfx1100"], "6.4.1")
-    chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0",
-                             INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP="20.4.4", **env)
+    chosen, _, stderr = pick(
+        variant_venv,
+        torch_index,
+        "torch==2.9.0",
+        INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP="20.4.4",
+        **env,
+    )
     assert chosen == torch_file("xpu"), stderr
 
 
 def test_bad_forced_rocm_version_is_one_warning_not_a_crash(variant_venv, torch_index):
-    chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0",
-                             AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH="gfx942",
-                             AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION="six")
+    chosen, _, stderr = pick(
+        variant_venv,
+        torch_index,
+        "torch==2.9.0",
+        AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH="gfx942",
+        AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION="six",
+    )
     assert chosen == torch_file("null"), stderr
     assert "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION" in stderr and "Traceback" not in stderr
 
@@ -131,8 +164,17 @@ def test_explain_names_the_amd_and_intel_providers(variant_venv, torch_index, am
     from support.venvs import run_python
 
     env = {**amd_host(["gfx942"], "6.2.4"), "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": "12.70.4"}
-    proc = run_python(variant_venv, "-m", "pip_variants", "explain", "torch==2.9.0",
-                      "--index-url", torch_index.url, env=env, timeout=180)
+    proc = run_python(
+        variant_venv,
+        "-m",
+        "pip_variants",
+        "explain",
+        "torch==2.9.0",
+        "--index-url",
+        torch_index.url,
+        env=env,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = proc.stdout
     assert "null" in out and "rocm_version" in out and "device_ip" in out, out
@@ -178,18 +220,26 @@ def test_detected_meteor_lake_u_gets_null(variant_venv, torch_index, intel_host)
 
 
 def test_detected_intel_igpu_plus_t4_installs_cuda(variant_venv, torch_index, intel_host):
-    env = {**intel_host(["12.71.4"]), "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
-           "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"}
+    env = {
+        **intel_host(["12.71.4"]),
+        "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+        "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5",
+    }
     chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0", **env)
     assert chosen in (torch_file("cu126"), torch_file("cu128")), stderr
 
 
 @pytest.mark.skipif(real_gpu_host(), reason="a real GPU would answer too")
-def test_detected_intel_and_amd_every_provider_answers(variant_venv, torch_index, tmp_path, intel_host):
+def test_detected_intel_and_amd_every_provider_answers(
+    variant_venv, torch_index, tmp_path, intel_host
+):
     from support.venvs import run_python
 
     sys_root = kfd_tree(tmp_path / "sys", ["gfx942"])
-    env = {**intel_host(["20.4.4"], sys_root=sys_root), "ROCM_PATH": str(rocm_tree(tmp_path / "rocm", "6.4.1"))}
+    env = {
+        **intel_host(["20.4.4"], sys_root=sys_root),
+        "ROCM_PATH": str(rocm_tree(tmp_path / "rocm", "6.4.1")),
+    }
     chosen, _, stderr = pick(variant_venv, torch_index, "torch==2.9.0", **env)
     assert chosen == torch_file("xpu"), stderr
     proc = run_python(variant_venv, "-m", "pip_variants", "platform", "--json", env=env)

@@ -23,7 +23,10 @@ from support.fakehw import kfd_tree, rocm_tree, ze_devices
 TORCH_JSON = Path(__file__).resolve().parents[1] / "data" / "torch-2.9.0-variants.json"
 TORCH = parse_metadata(json.loads(TORCH_JSON.read_text()), TORCH_JSON.name)
 LINUX = {"platform_system": "Linux", "sys_platform": "linux"}
-T4 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"}
+T4 = {
+    "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+    "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5",
+}
 
 
 @pytest.fixture
@@ -37,11 +40,15 @@ def machine(tmp_path, monkeypatch, mocker):
     def build(amd=(), rocm=None, intel_ips=(), env=None):
         sysfs = kfd_tree(tmp_path / "sys", amd)
         monkeypatch.setenv("PIP_VARIANTS_TEST_SYSFS_ROOT", str(sysfs))
-        monkeypatch.setenv("ROCM_PATH", str(rocm_tree(tmp_path / "rocm", rocm) if rocm else tmp_path / "none"))
+        monkeypatch.setenv(
+            "ROCM_PATH", str(rocm_tree(tmp_path / "rocm", rocm) if rocm else tmp_path / "none")
+        )
         mocker.patch.object(intel, "_level_zero_devices", return_value=ze_devices(intel_ips))
         for key, value in (env or {}).items():
             monkeypatch.setenv(key, value)
-        settings = VariantSettings(support=SupportSettings(marker_environment=LINUX, use_cache=False))
+        settings = VariantSettings(
+            support=SupportSettings(marker_environment=LINUX, use_cache=False)
+        )
         return VariantEngine(settings).select("torch", "2.9.0", TORCH)
 
     return build
@@ -52,8 +59,12 @@ def best(selection) -> str:
 
 
 def test_forced_mi300x_rocm_6_4_1_gets_rocm64(machine):
-    sel = machine(env={"AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH": "gfx942",
-                       "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "6.4.1"})
+    sel = machine(
+        env={
+            "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH": "gfx942",
+            "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "6.4.1",
+        }
+    )
     assert list(sel.order) == ["rocm6.4", "null"]
 
 
@@ -82,7 +93,10 @@ def test_arch_torch_does_not_build_for_gets_null(machine):
 
 
 def test_forced_intel_ip_gets_xpu(machine):
-    assert list(machine(env={"INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": "12.55.8"}).order) == ["xpu", "null"]
+    assert list(machine(env={"INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": "12.55.8"}).order) == [
+        "xpu",
+        "null",
+    ]
 
 
 def test_detected_arc_a380_gets_xpu_through_compat(machine):
@@ -125,5 +139,10 @@ def test_builtins_serve_the_reference_packages_only():
     assert builtin_for("amd", [], "amd_variant_provider.plugin:AMDVariantPlugin") is not None
     assert builtin_for("intel", ["intel-variant-provider>=0.0.2,<1.0.0"]) is not None
     # AMD's other provider uses the same namespace with other features: a plugin.
-    assert builtin_for("amd", ["rocm-bootstrap>=0.3"], "rocm_bootstrap.variant_provider:AMDVariantPlugin") is None
+    assert (
+        builtin_for(
+            "amd", ["rocm-bootstrap>=0.3"], "rocm_bootstrap.variant_provider:AMDVariantPlugin"
+        )
+        is None
+    )
     assert builtin_for("intel", ["some-other-xpu-provider"]) is None

@@ -74,7 +74,10 @@ def test_nothing_installed_gives_nothing(tmp_path, no_tools):
 
 
 def test_mi300x_with_rocm_6_4_1(tmp_path, no_tools):
-    assert provider(tmp_path, ["gfx942"], "6.4.1-120").supported_configs() == [gfx("gfx942"), rocm("6.4")]
+    assert provider(tmp_path, ["gfx942"], "6.4.1-120").supported_configs() == [
+        gfx("gfx942"),
+        rocm("6.4"),
+    ]
 
 
 def test_forced_list_keeps_user_order_and_three_part_version(tmp_path, no_tools, monkeypatch):
@@ -111,13 +114,19 @@ def test_forced_names_lowercased_and_unique(tmp_path, monkeypatch):
 
 def test_forced_gfx_keeps_detected_rocm(tmp_path, monkeypatch, no_tools):
     monkeypatch.setenv(FORCE_GFX_ENV, "gfx1100")
-    assert provider(tmp_path, ["gfx942"], "6.3.2").supported_configs() == [gfx("gfx1100"), rocm("6.3")]
+    assert provider(tmp_path, ["gfx942"], "6.3.2").supported_configs() == [
+        gfx("gfx1100"),
+        rocm("6.3"),
+    ]
 
 
 def test_empty_force_counts_as_unset(tmp_path, monkeypatch, no_tools):
     monkeypatch.setenv(FORCE_GFX_ENV, "")
     monkeypatch.setenv(FORCE_ROCM_ENV, " ")
-    assert provider(tmp_path, ["gfx90a"], "6.4.0").supported_configs() == [gfx("gfx90a"), rocm("6.4")]
+    assert provider(tmp_path, ["gfx90a"], "6.4.0").supported_configs() == [
+        gfx("gfx90a"),
+        rocm("6.4"),
+    ]
 
 
 def test_several_gpus_unique_and_sorted_as_strings(tmp_path, no_tools):
@@ -127,7 +136,9 @@ def test_several_gpus_unique_and_sorted_as_strings(tmp_path, no_tools):
 
 def test_unlisted_arch_is_still_reported(tmp_path, no_tools):
     # The plugin's rocm_agent_enumerator fallback lists unknown arches too.
-    assert provider(tmp_path, ["gfx1036", "gfx1100"]).supported_configs() == [gfx("gfx1036", "gfx1100")]
+    assert provider(tmp_path, ["gfx1036", "gfx1100"]).supported_configs() == [
+        gfx("gfx1036", "gfx1100")
+    ]
 
 
 def test_gpu_without_rocm_has_no_rocm_version(tmp_path, no_tools):
@@ -171,8 +182,15 @@ def test_sysfs_root_from_test_variable(tmp_path, monkeypatch, no_tools):
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("6.4.1-120", "6.4"), ("6.3.0", "6.3"), ("7.0", "7.0"), ("6.4.1-120-abc", "6.4"),
-     ("garbage", None), ("6", None), ("", None)],
+    [
+        ("6.4.1-120", "6.4"),
+        ("6.3.0", "6.3"),
+        ("7.0", "7.0"),
+        ("6.4.1-120-abc", "6.4"),
+        ("garbage", None),
+        ("6", None),
+        ("", None),
+    ],
 )
 def test_rocm_version_file(tmp_path, text, expected):
     assert read_rocm_version(str(rocm_tree(tmp_path, text))) == expected
@@ -218,7 +236,9 @@ def test_rocminfo_when_sysfs_says_nothing(tmp_path, monkeypatch, mocker):
     mocker.patch.object(amd.sys, "platform", "linux")
     fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    p = AmdProvider(sysfs_root=str(tmp_path / "no-sys"), rocm_path=str(rocm_tree(tmp_path / "r", "6.4.1-120")))
+    p = AmdProvider(
+        sysfs_root=str(tmp_path / "no-sys"), rocm_path=str(rocm_tree(tmp_path / "r", "6.4.1-120"))
+    )
     assert p.supported_configs() == [gfx("gfx942"), rocm("6.4")]
 
 
@@ -227,7 +247,11 @@ def test_generic_isa_noise_goes_to_the_enumerator_like_the_plugin(tmp_path, mock
     mocker.patch.object(amd.sys, "platform", "linux")
     generic = "    ISA 2\n      Name:                    amdgcn-amd-amdhsa--gfx9-4-generic:sramecc+:xnack-\n"
     fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300 + generic)
-    fake_tool(tmp_path / "bin", "rocm_agent_enumerator", "gfx942:sramecc+:xnack-\ngfx9-4-generic:sramecc+:xnack-\n")
+    fake_tool(
+        tmp_path / "bin",
+        "rocm_agent_enumerator",
+        "gfx942:sramecc+:xnack-\ngfx9-4-generic:sramecc+:xnack-\n",
+    )
     assert tool_gfx_archs(str(tmp_path / "bin")) == ["gfx9", "gfx942"]
 
 

@@ -50,8 +50,15 @@ def level_zero(mocker):
 
 @pytest.mark.parametrize(
     "raw, ip",
-    [(0x030DC008, "12.55.8"), (0x030F0007, "12.60.7"), (0x05004000, "20.1.0"),
-     (0x0311C004, "12.71.4"), (0x07800004, "30.0.4"), (0x030E0005, "12.56.5"), (0x03000000, "12.0.0")],
+    [
+        (0x030DC008, "12.55.8"),
+        (0x030F0007, "12.60.7"),
+        (0x05004000, "20.1.0"),
+        (0x0311C004, "12.71.4"),
+        (0x07800004, "30.0.4"),
+        (0x030E0005, "12.56.5"),
+        (0x03000000, "12.0.0"),
+    ],
 )
 def test_decode_ip(raw, ip):
     assert decode_ip(raw) == ip
@@ -97,7 +104,9 @@ def test_unknown_ip_gets_nothing_not_even_compat(level_zero):
 
 def test_igpu_plus_dgpu_in_enumeration_order_without_repeats(level_zero):
     level_zero(ze_devices(["12.71.4", "12.56.5", "12.57.0"]))
-    assert IntelProvider().supported_configs() == ips("12.71.4", "12.70.4", "12.56.5", "12.55.8", "12.57.0")
+    assert IntelProvider().supported_configs() == ips(
+        "12.71.4", "12.70.4", "12.56.5", "12.55.8", "12.57.0"
+    )
 
 
 def test_other_vendors_are_ignored():
@@ -119,7 +128,9 @@ def test_level_zero_error_gives_nothing(level_zero):
 
 def test_hanging_driver_is_abandoned(mocker):
     release = threading.Event()
-    mocker.patch.object(intel, "_level_zero_devices", side_effect=lambda lib: release.wait(5) and [])
+    mocker.patch.object(
+        intel, "_level_zero_devices", side_effect=lambda lib: release.wait(5) and []
+    )
     start = time.perf_counter()
     assert query_level_zero(timeout=0.2) == []
     assert time.perf_counter() - start < 2
@@ -166,8 +177,15 @@ def test_windows_loader_path(mocker, monkeypatch):
 # -- FORCE ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, expected", [("12.60.7", ips("12.60.7")), ("20.2.0", ips("20.2.0")),
-                                             ("12.99.99", []), ("12.55.8", ips("12.55.8"))])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("12.60.7", ips("12.60.7")),
+        ("20.2.0", ips("20.2.0")),
+        ("12.99.99", []),
+        ("12.55.8", ips("12.55.8")),
+    ],
+)
 def test_force_is_verbatim_without_compat(level_zero, monkeypatch, value, expected):
     spy = level_zero(ze_devices(["12.71.4"]))
     monkeypatch.setenv(FORCE_DEVICE_IP_ENV, value)
@@ -211,12 +229,15 @@ def test_cache_key_follows_the_loader_library(tmp_path, monkeypatch):
 
 # -- the real ctypes layer against a compiled stand-in loader ------------------------------
 
+
 @pytest.fixture(params=["zeInitDrivers", "zeInit"])
 def fake_loader(request, tmp_path_factory):
     """``libze_loader.so.1`` built from tests/data/fake_ze_loader.c (skipped without a C compiler)."""
     from support.fakehw import build_fake_ze_loader
 
-    built = build_fake_ze_loader(tmp_path_factory.mktemp("ze"), init_drivers=request.param == "zeInitDrivers")
+    built = build_fake_ze_loader(
+        tmp_path_factory.mktemp("ze"), init_drivers=request.param == "zeInitDrivers"
+    )
     if built is None:
         pytest.skip("no C compiler (or not Linux) to build the stand-in Level Zero loader")
     return str(built)

@@ -23,20 +23,51 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 FAKE_ZE_LOADER_SOURCE = Path(__file__).resolve().parents[1] / "data" / "fake_ze_loader.c"
 
 __all__ = [
-    "GFX_TARGET_VERSIONS", "kfd_tree", "rocm_tree", "ze_devices", "encode_ip", "pci_display_device",
-    "build_fake_ze_loader", "ze_devices_env",
+    "GFX_TARGET_VERSIONS",
+    "kfd_tree",
+    "rocm_tree",
+    "ze_devices",
+    "encode_ip",
+    "pci_display_device",
+    "build_fake_ze_loader",
+    "ze_devices_env",
 ]
 
 #: gfx name → KFD gfx_target_version (rocm-bootstrap 0.3.0 targets table, digest §1.7).
 GFX_TARGET_VERSIONS = {
-    "gfx900": 90000, "gfx902": 90002, "gfx904": 90004, "gfx906": 90006, "gfx908": 90008,
-    "gfx909": 90009, "gfx90a": 90010, "gfx90c": 90012, "gfx942": 90402, "gfx950": 90500,
-    "gfx1010": 100100, "gfx1011": 100101, "gfx1012": 100102, "gfx1013": 100103,
-    "gfx1030": 100300, "gfx1031": 100301, "gfx1032": 100302, "gfx1033": 100303,
-    "gfx1034": 100304, "gfx1035": 100305, "gfx1036": 100306, "gfx1100": 110000,
-    "gfx1101": 110001, "gfx1102": 110002, "gfx1103": 110003, "gfx1150": 110500,
-    "gfx1151": 110501, "gfx1152": 110502, "gfx1153": 110503, "gfx1200": 120000,
-    "gfx1201": 120001, "gfx1250": 120500, "gfx1251": 120501,
+    "gfx900": 90000,
+    "gfx902": 90002,
+    "gfx904": 90004,
+    "gfx906": 90006,
+    "gfx908": 90008,
+    "gfx909": 90009,
+    "gfx90a": 90010,
+    "gfx90c": 90012,
+    "gfx942": 90402,
+    "gfx950": 90500,
+    "gfx1010": 100100,
+    "gfx1011": 100101,
+    "gfx1012": 100102,
+    "gfx1013": 100103,
+    "gfx1030": 100300,
+    "gfx1031": 100301,
+    "gfx1032": 100302,
+    "gfx1033": 100303,
+    "gfx1034": 100304,
+    "gfx1035": 100305,
+    "gfx1036": 100306,
+    "gfx1100": 110000,
+    "gfx1101": 110001,
+    "gfx1102": 110002,
+    "gfx1103": 110003,
+    "gfx1150": 110500,
+    "gfx1151": 110501,
+    "gfx1152": 110502,
+    "gfx1153": 110503,
+    "gfx1200": 120000,
+    "gfx1201": 120001,
+    "gfx1250": 120500,
+    "gfx1251": 120501,
 }
 
 
@@ -111,5 +142,8 @@ def build_fake_ze_loader(out_dir: Union[str, Path], *, init_drivers: bool = True
     out = Path(out_dir) / "libze_loader.so.1"
     out.parent.mkdir(parents=True, exist_ok=True)
     flags = ["-DWITH_INIT_DRIVERS"] if init_drivers else []
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", *flags, "-o", str(out), str(FAKE_ZE_LOADER_SOURCE)], check=True)
+    subprocess.run(
+        [cc, "-shared", "-fPIC", "-O1", *flags, "-o", str(out), str(FAKE_ZE_LOADER_SOURCE)],
+        check=True,
+    )
     return out
