@@ -12,7 +12,8 @@ a worker thread with a time bound: a broken driver stack must not hang pip.
 No loader, no Intel GPU, a timeout or any error: nothing supported.
 
 ``INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP`` replaces detection with that one
-IP, without compat expansion, kept only if the table knows it (as the plugin).
+IP, without compat expansion, kept only if the table knows it (as the plugin);
+an IP the table does not know is a :class:`ProviderError` (one warning).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import sys
 import threading
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from pip_variants.providers.base import FeatureConfig
+from pip_variants.providers.base import FeatureConfig, ProviderError
 
 __all__ = [
     "IntelProvider",
@@ -348,13 +349,13 @@ class IntelProvider:
         if forced:  # verbatim, no compat expansion (the plugin's rule)
             if forced in DEVICE_TABLE:
                 return [FeatureConfig(FEATURE, (forced,), multi_value=True)]
-            logger.warning(
-                "intel: %s=%r is not a device IP intel-variant-provider 0.0.3 knows; "
-                "no Intel GPU assumed",
-                FORCE_DEVICE_IP_ENV,
-                forced,
+            # The plugin warns and supports nothing; so does a ProviderError
+            # (one warning per run, and never cached).
+            raise ProviderError(
+                NAMESPACE,
+                f"{FORCE_DEVICE_IP_ENV}={forced!r} is not a device IP intel-variant-provider "
+                f"0.0.3 knows (e.g. 12.55.8, 20.1.0)",
             )
-            return []
         if not (sys.platform.startswith("linux") or sys.platform == "win32"):
             return []  # the plugin supports Linux and Windows only
         if not self._worth_asking():

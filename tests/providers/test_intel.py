@@ -13,7 +13,7 @@ import time
 import pytest
 
 from pip_variants.providers import intel
-from pip_variants.providers.base import FeatureConfig
+from pip_variants.providers.base import FeatureConfig, ProviderError
 from pip_variants.providers.cache import cache_key
 from pip_variants.providers.intel import (
     DEVICE_TABLE,
@@ -182,7 +182,6 @@ def test_windows_loader_path(mocker, monkeypatch):
     [
         ("12.60.7", ips("12.60.7")),
         ("20.2.0", ips("20.2.0")),
-        ("12.99.99", []),
         ("12.55.8", ips("12.55.8")),
     ],
 )
@@ -190,6 +189,17 @@ def test_force_is_verbatim_without_compat(level_zero, monkeypatch, value, expect
     spy = level_zero(ze_devices(["12.71.4"]))
     monkeypatch.setenv(FORCE_DEVICE_IP_ENV, value)
     assert IntelProvider().supported_configs() == expected
+    spy.assert_not_called()
+
+
+@pytest.mark.parametrize("value", ["12.99.99", "30.3.1", "12.55.8 ", "gen12"])
+def test_force_unknown_to_the_table_is_one_clear_error(level_zero, monkeypatch, value):
+    # The plugin warns and supports nothing (an unknown IP, even one in its
+    # unreleased table, or with a stray space); we raise the provider error.
+    spy = level_zero(ze_devices(["12.71.4"]))
+    monkeypatch.setenv(FORCE_DEVICE_IP_ENV, value)
+    with pytest.raises(ProviderError, match=FORCE_DEVICE_IP_ENV):
+        IntelProvider().supported_configs()
     spy.assert_not_called()
 
 
