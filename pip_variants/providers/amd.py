@@ -98,9 +98,10 @@ ALL_ROCM_VERSIONS: Tuple[str, ...] = (
 )
 
 # The plugin's token: gfx, decimal digits, then any lower-case hex run, word-bounded.
-_GFX_TOKEN = re.compile(r"\bgfx\d+[0-9a-f]*\b")
-_LIST_SPLIT = re.compile(r"[,;\s]+")
-_VALUE = re.compile(r"[a-z0-9_.]+")
+# (Patterns are strings: re caches them, and only the tool and override paths need them.)
+_GFX_TOKEN = r"\bgfx\d+[0-9a-f]*\b"
+_LIST_SPLIT = r"[,;\s]+"
+_VALUE = r"[a-z0-9_.]+"
 _ROCMINFO_TIMEOUT = 7.0  # the plugin's timeouts
 _ENUMERATOR_TIMEOUT = 5.0
 
@@ -209,18 +210,31 @@ def _run_tool(argv: Sequence[str], timeout: float) -> Optional[str]:
     return proc.stdout.decode("utf-8", "replace")
 
 
+def _which(name: str, path: Optional[str]) -> Optional[str]:
+    """``shutil.which`` for a POSIX tool, without importing shutil (the common
+    case, no ROCm, is a few failed stats)."""
+    if sys.platform == "win32":
+        import shutil
+
+        return shutil.which(name, path=path)
+    search = os.environ.get("PATH", os.defpath) if path is None else path
+    for folder in search.split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def tool_gfx_archs(path: Optional[str] = None) -> List[str]:
     """The plugin's detection: ``rocminfo`` (allow-listed), then ``rocm_agent_enumerator -name``.
 
     ``path`` is the ``PATH`` to search (default: the process's).
     """
-    import shutil
-
-    rocminfo = shutil.which("rocminfo", path=path) if sys.platform.startswith("linux") else None
+    rocminfo = _which("rocminfo", path) if sys.platform.startswith("linux") else None
     if rocminfo:
         text = _run_tool([rocminfo], _ROCMINFO_TIMEOUT)
         if text:
-            found = sorted(set(_GFX_TOKEN.findall(text)))
+            found = sorted(set(re.findall(_GFX_TOKEN, text)))
             preferred = os.environ.get(PREFERRED_GFX_ENV)
             allowed = (
                 {a.strip() for a in preferred.split(",") if a.strip()}
@@ -230,13 +244,13 @@ def tool_gfx_archs(path: Optional[str] = None) -> List[str]:
             # The plugin drops the whole rocminfo answer when one name is unknown.
             if found and all(name in allowed for name in found):
                 return found
-    enumerator = shutil.which("rocm_agent_enumerator", path=path)
+    enumerator = _which("rocm_agent_enumerator", path)
     if not enumerator:
         return []
     text = _run_tool([enumerator, "-name"], _ENUMERATOR_TIMEOUT)
     names = set()
     for line in (text or "").splitlines():
-        match = _GFX_TOKEN.search(line.lower())
+        match = re.search(_GFX_TOKEN, line.lower())
         if match and match.group(0) != "gfx000":
             names.add(match.group(0))
     return sorted(names)
@@ -290,11 +304,11 @@ def parse_forced_gfx_archs(text: str) -> List[str]:
     grammar is a :class:`ProviderError`.
     """
     out: List[str] = []
-    for item in _LIST_SPLIT.split(text):
+    for item in re.split(_LIST_SPLIT, text):
         name = item.strip().lower()
         if not name:
             continue
-        if not _VALUE.fullmatch(name):
+        if not re.fullmatch(_VALUE, name):
             raise ProviderError(
                 NAMESPACE, f"{FORCE_GFX_ENV}={text!r}: {item!r} is not a gfx name (e.g. gfx942)"
             )

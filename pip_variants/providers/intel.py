@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import threading
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pip_variants.providers.base import FeatureConfig, ProviderError
@@ -245,6 +244,8 @@ def query_level_zero(
     The query runs in a daemon thread: if the driver hangs we give up after
     ``timeout`` seconds and the thread is abandoned (it cannot block exit).
     """
+    import threading
+
     lib = library or level_zero_library()
     result: Dict[str, object] = {}
 
