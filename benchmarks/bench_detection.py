@@ -10,6 +10,12 @@ Rows (milliseconds, median of RUNS):
 * ``cold, first call``: ``detect(use_cache=False)`` timed inside a fresh
   interpreter, so it includes importing the detection libraries;
 * ``cached``: ``detect()`` with a warm cache, in this process;
+* ``without amd/intel`` vs ``all``: ``detect()`` over the four older built-ins
+  only, then over every built-in (the amd and intel providers absent/present);
+* ``fake AMD/Intel host``: a KFD sysfs tree with an MI300X and a ROCm 6.4
+  folder (``PIP_VARIANTS_TEST_SYSFS_ROOT``, ``ROCM_PATH``), and a Level Zero
+  layer replaced by a function reporting an Arc A380 (the worker thread, time
+  bound and decoding still run), cold and cached;
 * ``subprocess``: ``python -c "from pip_variants.providers.detect import detect; detect()"``
   end to end (interpreter start-up included), with a warm cache and with
   ``PIP_VARIANTS_NO_CACHE=1``, next to ``python -c pass`` for reference.
@@ -61,6 +67,38 @@ def subprocess_ms(code: str, env: Dict[str, str], runs: int) -> float:
     return median_ms(lambda: run_python(code, env), runs)
 
 
+def fake_gpu_rows(tmp: Path, runs: int, detect: Callable) -> List[tuple]:
+    """Cold and cached timings with a fake MI300X + ROCm 6.4 and a fake Arc A380."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.fakehw import kfd_tree, rocm_tree, ze_devices
+
+    from pip_variants.providers import intel
+    from pip_variants.providers.amd import AmdProvider
+
+    os.environ["PIP_VARIANTS_TEST_SYSFS_ROOT"] = str(kfd_tree(tmp / "sys", ["gfx942"] * 8))
+    os.environ["ROCM_PATH"] = str(rocm_tree(tmp / "rocm", "6.4.1-120"))
+    real_layer, real_gate = intel._level_zero_devices, intel.IntelProvider._worth_asking
+    intel._level_zero_devices = lambda library: ze_devices(["12.56.5", "12.71.4"])
+    intel.IntelProvider._worth_asking = lambda self: True
+    rows: List[tuple] = []
+    try:
+        amd = AmdProvider()
+        assert amd.supported_configs()[1].values == ("6.4",)
+        rows.append(("fake AMD host (8x MI300X), cold: amd", median_ms(amd.supported_configs, runs), 100.0))
+        provider = intel.IntelProvider()
+        assert provider.supported_configs()[0].values == ("12.56.5", "12.55.8", "12.71.4", "12.70.4")
+        rows.append(("fake Intel host (A380 + MTL-H), cold: intel",
+                     median_ms(provider.supported_configs, runs), 100.0))
+        detect(["amd", "intel"])  # warm the cache for these inputs
+        rows.append(("fake AMD+Intel host, cached: detect(amd, intel)",
+                     median_ms(lambda: detect(["amd", "intel"]), runs * 10), 1.0))
+        rows.append(("fake AMD+Intel host, cached: detect()", median_ms(detect, runs * 10), 1.0))
+    finally:
+        intel._level_zero_devices, intel.IntelProvider._worth_asking = real_layer, real_gate
+        del os.environ["PIP_VARIANTS_TEST_SYSFS_ROOT"], os.environ["ROCM_PATH"]
+    return rows
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--runs", type=int, default=20, help="runs per measurement (default 20)")
@@ -85,8 +123,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             rows.append((f"cold, in-process: {provider.namespace}", ms, None))
         rows.append(("cold, in-process: detect(use_cache=False)", median_ms(lambda: detect(use_cache=False), runs), 100.0))
 
+        older = ["nvidia", "x86_64", "aarch64", "tpu"]
+        rows.append(("cold, in-process: detect(without amd/intel)",
+                     median_ms(lambda: detect(older, use_cache=False), runs), 100.0))
+
         detect()  # warm the cache
         rows.append(("cached, in-process: detect()", median_ms(detect, runs * 10), 1.0))
+        rows.append(("cached, in-process: detect(without amd/intel)",
+                     median_ms(lambda: detect(older), runs * 10), 1.0))
+        rows.extend(fake_gpu_rows(Path(tmp), runs, detect))
 
         sub_runs = max(3, runs // 2)
         base = subprocess_ms("pass", env, sub_runs)

@@ -84,6 +84,15 @@ DEFAULT_PROVIDERS: Mapping[str, Mapping[str, object]] = {
         "requires": ["tpu-variant-provider>=0.1"],
         "plugin-api": "tpu_variant_provider.plugin:TpuVariantPlugin",
     },
+    # torch 2.9's entries (the plugins are served from GitHub Pages, not PyPI).
+    "amd": {
+        "requires": ["amd-variant-provider>=0.0.2,<1.0.0"],
+        "plugin-api": "amd_variant_provider.plugin:AMDVariantPlugin",
+    },
+    "intel": {
+        "requires": ["intel-variant-provider>=0.0.2,<1.0.0"],
+        "plugin-api": "intel_variant_provider.plugin:IntelVariantPlugin",
+    },
 }
 
 _PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=\s*(?P<api>[^;\s]+)\s*$")

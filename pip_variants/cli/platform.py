@@ -28,6 +28,12 @@ OVERRIDE_ENV_VARS: Tuple[str, ...] = (
     "PIP_VARIANTS_X86_64_LEVEL",
     "PIP_VARIANTS_AARCH64_VERSION",
     "TPU_VARIANT_PROVIDER_FORCE_PRESENT",
+    "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH",
+    "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION",
+    "AMD_PREFERRED_GFX_ARCHS",
+    "HSA_OVERRIDE_GFX_VERSION",
+    "ROCM_PATH",
+    "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP",
 )
 
 _MAX_VALUES = 6
@@ -204,8 +210,8 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         help="show what every variant provider supports on this machine",
         description=(
             "Show, per namespace, the features and values this machine supports, most preferred\n"
-            "first: the built-in providers (nvidia, x86_64, aarch64, tpu), then the provider\n"
-            "plugins installed in this environment. These lists decide which variant wheels fit.\n\n"
+            "first: the built-in providers (nvidia, x86_64, aarch64, tpu, amd, intel), then the\n"
+            "provider plugins installed in this environment. These lists decide which variant wheels fit.\n\n"
             "--json prints exactly {\"<namespace>\": {\"<feature>\": [\"<best value>\", ...]}};\n"
             "a provider that failed or found nothing maps to {} (failures go to stderr)."
         ),

@@ -123,7 +123,7 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         description=(
             "Copy the plain wheel WHEEL into DIR as a variant wheel: add\n"
             "{name}-{version}.dist-info/variant.json (format 0.2.0), name the file ...-LABEL.whl and\n"
-            "rewrite RECORD. Known namespaces (nvidia, x86_64, aarch64, tpu) get the published\n"
+            "rewrite RECORD. Known namespaces (nvidia, x86_64, aarch64, tpu, amd, intel) get the published\n"
             "provider plugin as their 'providers' entry; any other namespace needs --provider or\n"
             "--static. Give every wheel of a release the same --namespaces list (priority order)\n"
             "and the same --provider/--static options, or 'pip-variants index' will refuse them."

@@ -7,7 +7,9 @@ Linux: each core's model (``CPU implementer``/``CPU part``) gives a floor
 from a table (unknown cores: 8a); the lowest floor over all cores is taken
 (big.LITTLE systems run code on either kind), then raised while the kernel
 reports every HWCAP that the next version makes mandatory on all cores.
-macOS: Apple M-series chips are 8.4a. Anything else: 8a.
+macOS: the same walk over the ``hw.optional`` feature flags of sysctl (Apple
+M1-M4 have every flag up to 8.4a, as uv says); an "Apple M" chip whose flags
+cannot be read is 8.4a too. Windows on Arm: 8a, as uv.
 """
 
 from __future__ import annotations
@@ -178,21 +180,43 @@ def is_aarch64(machine: Optional[str] = None) -> bool:
     return name in _AARCH64_MACHINES and sys.maxsize > 2**32
 
 
-def _macos_version() -> str:
-    brand = ""
-    try:
-        import ctypes
-        import ctypes.util
+# macOS names the same Arm features in sysctl (``hw.optional.arm.FEAT_*``, and
+# the older ``hw.optional.armv8_*`` names): mapped to the HWCAP names above.
+_MACOS_FEATURES: Mapping[str, Tuple[str, ...]] = {
+    "atomics": ("hw.optional.arm.FEAT_LSE", "hw.optional.armv8_1_atomics"),
+    "asimdrdm": ("hw.optional.arm.FEAT_RDM",),
+    "crc32": ("hw.optional.armv8_crc32", "hw.optional.arm.FEAT_CRC32"),
+    "dcpop": ("hw.optional.arm.FEAT_DPB",),
+    "jscvt": ("hw.optional.arm.FEAT_JSCVT",),
+    "fcma": ("hw.optional.arm.FEAT_FCMA", "hw.optional.armv8_3_compnum"),
+    "lrcpc": ("hw.optional.arm.FEAT_LRCPC",),
+    "dit": ("hw.optional.arm.FEAT_DIT",),
+    "uscat": ("hw.optional.arm.FEAT_LSE2",),
+    "ilrcpc": ("hw.optional.arm.FEAT_LRCPC2",),
+    "flagm": ("hw.optional.arm.FEAT_FlagM",),
+}
 
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.dylib")
-        size = ctypes.c_size_t(256)
-        buf = ctypes.create_string_buffer(size.value)
-        # sysctlbyname avoids spawning `sysctl`.
-        if libc.sysctlbyname(b"machdep.cpu.brand_string", buf, ctypes.byref(size), None, 0) == 0:
-            brand = buf.value.decode("utf-8", "replace")
-    except Exception as exc:
-        logger.debug("aarch64: sysctlbyname failed: %s", exc)
-    return "8.4a" if brand.startswith("Apple M") else DEFAULT_VERSION
+
+def macos_features() -> FrozenSet[str]:
+    """The HWCAP names whose macOS sysctl flag is 1 (Apple M1-M4 have all of them)."""
+    from pip_variants.providers._darwin import sysctl_int
+
+    return frozenset(
+        hwcap for hwcap, names in _MACOS_FEATURES.items() if any(sysctl_int(n) == 1 for n in names)
+    )
+
+
+def _macos_version() -> str:
+    """The feature flags decide, walking up as on Linux; an "Apple M" chip whose
+    flags cannot be read is 8.4a, as uv and the plugin say for M1-M5."""
+    from pip_variants.providers._darwin import sysctl_str
+
+    version = version_from_cores([Core(None, None, macos_features())])
+    if version == DEFAULT_VERSION:
+        brand = sysctl_str("machdep.cpu.brand_string") or ""
+        if brand.startswith("Apple M"):
+            return "8.4a"
+    return version
 
 
 def detect_version(proc_cpuinfo: str = PROC_CPUINFO) -> str:

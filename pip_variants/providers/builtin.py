@@ -1,7 +1,8 @@
 """Registry of the providers built into pip-variants (PROVIDERS.md §3.3 step 4).
 
 Importing this module is cheap: providers are created on first use, and
-detection libraries (pynvml, py-cpuinfo) are only imported while detecting.
+detection libraries (pynvml, py-cpuinfo, ctypes for Level Zero) are only
+imported while detecting.
 """
 
 from __future__ import annotations
@@ -39,12 +40,26 @@ def _tpu() -> Provider:
     return TpuProvider()
 
 
+def _amd() -> Provider:
+    from pip_variants.providers.amd import AmdProvider
+
+    return AmdProvider()
+
+
+def _intel() -> Provider:
+    from pip_variants.providers.intel import IntelProvider
+
+    return IntelProvider()
+
+
 #: namespace → factory of the built-in provider for it.
 BUILTIN_PROVIDERS: Mapping[str, Callable[[], Provider]] = {
     "nvidia": _nvidia,
     "x86_64": _x86_64,
     "aarch64": _aarch64,
     "tpu": _tpu,
+    "amd": _amd,
+    "intel": _intel,
 }
 
 

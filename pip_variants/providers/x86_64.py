@@ -167,6 +167,20 @@ def _windows_flags() -> Optional[FrozenSet[str]]:
     return frozenset(flags)
 
 
+def _macos_flags() -> Optional[FrozenSet[str]]:
+    """The CPUID flags macOS lists in ``machdep.cpu.{features,leaf7_features,extfeatures}``.
+
+    Read with ``sysctlbyname`` (no subprocess). Under Rosetta 2 they describe
+    the CPU Rosetta emulates, which is what x86-64 code can use there.
+    """
+    from pip_variants.providers._darwin import sysctl_str
+
+    words: List[str] = []
+    for name in ("machdep.cpu.features", "machdep.cpu.leaf7_features", "machdep.cpu.extfeatures"):
+        words += (sysctl_str(name) or "").split()
+    return normalize_flags(words) if words else None
+
+
 def _py_cpuinfo_flags() -> Optional[FrozenSet[str]]:
     """Flags from py-cpuinfo, using its cheapest source for this OS."""
     try:
@@ -196,6 +210,10 @@ def detect_flags(proc_cpuinfo: str = PROC_CPUINFO) -> Optional[FrozenSet[str]]:
             return flags
     if sys.platform == "win32":
         flags = _windows_flags()
+        if flags is not None:
+            return flags
+    if sys.platform == "darwin":
+        flags = _macos_flags()
         if flags is not None:
             return flags
     return _py_cpuinfo_flags()

@@ -9,7 +9,10 @@ from typing import Dict, Mapping, Optional
 REPO = Path(__file__).resolve().parents[2]
 
 # Variables that would make a test depend on this machine's settings.
-_SCRUB_PREFIXES = ("PIP_", "UV_", "NV_VARIANT_PROVIDER_", "TPU_VARIANT_PROVIDER_")
+_SCRUB_PREFIXES = (
+    "PIP_", "UV_", "NV_VARIANT_PROVIDER_", "TPU_VARIANT_PROVIDER_", "AMD_VARIANT_PROVIDER_",
+    "INTEL_VARIANT_PROVIDER_", "AMD_PREFERRED_GFX_ARCHS", "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH",
+)
 
 
 def cli_env(tmp: Path, extra: Optional[Mapping[str, Optional[str]]] = None) -> Dict[str, str]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
+import pytest
 
 from pip_variants.cli import main
 from pip_variants.cli import platform as cli_platform
@@ -77,8 +80,8 @@ def test_installed_plugins_follow_builtins(monkeypatch, isolated_env):
     _fake_plugins(monkeypatch, installed, answers)
     report = cli_platform.gather_platform()
     names = [r.namespace for r in report.namespaces]
-    assert names[:4] == ["nvidia", "x86_64", "aarch64", "tpu"]
-    assert names[4:] == ["acme", "broken_provider"]
+    assert names[:6] == ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"]
+    assert names[6:] == ["acme", "broken_provider"]
     assert report.to_json()["acme"] == {"gen": ["3", "2"]}
     x86 = report.namespaces[1]
     assert "not run" in (x86.note or "")  # the built-in serves x86_64
@@ -111,3 +114,70 @@ def test_usage_error_exits_2(run_cli):
     proc = run_cli("platform", "--bogus")
     assert proc.returncode == 2
     assert "unrecognized arguments" in proc.stderr
+
+
+# -- amd and intel: the reference plugins' lists for the digest's test vectors ----------------
+
+
+def _amd_host(tmp_path, gpus, version=None):
+    import sys as _sys
+    from pathlib import Path
+
+    tests = str(Path(__file__).resolve().parents[1])
+    if tests not in _sys.path:
+        _sys.path.insert(0, tests)
+    from support.fakehw import kfd_tree, rocm_tree
+
+    bindir = tmp_path / "empty-bin"
+    bindir.mkdir(exist_ok=True)
+    env = {
+        "PIP_VARIANTS_TEST_SYSFS_ROOT": str(kfd_tree(tmp_path / "sys", gpus)),
+        "ROCM_PATH": str(rocm_tree(tmp_path / "rocm", version) if version else tmp_path / "no-rocm"),
+        "PATH": str(bindir) + ":" + os.path.dirname(sys.executable),
+    }
+    return env
+
+
+@pytest.mark.parametrize(
+    "gpus, version, env, expected",
+    [
+        ([], None, {}, {}),
+        (["gfx942"], "6.4.1-120", {}, {"gfx_arch": ["gfx942"], "rocm_version": ["6.4"]}),
+        (["gfx942", "gfx1100"], "6.4.1-120", {}, {"gfx_arch": ["gfx1100", "gfx942"], "rocm_version": ["6.4"]}),
+        ([], None, {"AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH": "gfx1100, gfx90a;gfx1030",
+                    "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "6.3.0"},
+         {"gfx_arch": ["gfx1100", "gfx90a", "gfx1030"], "rocm_version": ["6.3"]}),
+    ],
+)
+def test_amd_vectors(run_cli, tmp_path, gpus, version, env, expected):
+    proc = run_cli("platform", "--json", env={**_amd_host(tmp_path, gpus, version), **env})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["amd"] == expected
+
+
+def test_amd_bad_forced_version_is_one_warning(run_cli, tmp_path):
+    env = {**_amd_host(tmp_path, ["gfx942"], "6.4.1"), "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION": "six"}
+    proc = run_cli("platform", "--json", env=env)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["amd"] == {}
+    assert proc.stderr.count("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "forced, expected",
+    [("12.60.7", {"device_ip": ["12.60.7"]}), ("20.2.0", {"device_ip": ["20.2.0"]}), ("12.99.99", {})],
+)
+def test_intel_force_vectors(run_cli, forced, expected):
+    proc = run_cli("platform", "--json", env={"INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": forced})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert list(data)[:6] == ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"]
+    assert data["intel"] == expected
+
+
+def test_human_table_names_amd_and_intel_overrides(run_cli, tmp_path):
+    env = {**_amd_host(tmp_path, ["gfx90a"], "6.3.0"), "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP": "12.55.8"}
+    proc = run_cli("platform", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "gfx90a" in proc.stdout and "12.55.8" in proc.stdout
+    assert "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP=12.55.8" in proc.stdout

@@ -143,3 +143,74 @@ def test_cache_inputs_env_sensitive(monkeypatch) -> None:
     before = provider.cache_inputs()
     monkeypatch.setenv(OVERRIDE_ENV, "8a")
     assert provider.cache_inputs() != before
+
+
+# -- macOS (sysctl feature flags) and Windows on Arm, with the values those machines report --
+
+# `sysctl hw.optional` on an M2 MacBook Air, macOS 14 (the flags the provider reads).
+M2_SYSCTL = {
+    "machdep.cpu.brand_string": "Apple M2",
+    "hw.optional.arm.FEAT_LSE": 1, "hw.optional.arm.FEAT_RDM": 1, "hw.optional.armv8_crc32": 1,
+    "hw.optional.armv8_1_atomics": 1, "hw.optional.arm.FEAT_DPB": 1, "hw.optional.arm.FEAT_JSCVT": 1,
+    "hw.optional.arm.FEAT_FCMA": 1, "hw.optional.arm.FEAT_LRCPC": 1, "hw.optional.arm.FEAT_DIT": 1,
+    "hw.optional.arm.FEAT_LSE2": 1, "hw.optional.arm.FEAT_LRCPC2": 1, "hw.optional.arm.FEAT_FlagM": 1,
+    "hw.optional.arm.FEAT_SPECRES": 0,
+}
+# macOS 11 on an M1 knows only the older armv8_* names.
+M1_BIG_SUR_SYSCTL = {
+    "machdep.cpu.brand_string": "Apple M1",
+    "hw.optional.armv8_1_atomics": 1, "hw.optional.armv8_crc32": 1, "hw.optional.armv8_3_compnum": 1,
+}
+
+
+def fake_sysctl(mocker, values) -> None:
+    from pip_variants.providers import _darwin
+
+    def as_int(name):
+        value = values.get(name)
+        return value if isinstance(value, int) else None
+
+    def as_str(name):
+        value = values.get(name)
+        return value if isinstance(value, str) else None
+
+    mocker.patch.object(_darwin, "sysctl_int", side_effect=as_int)
+    mocker.patch.object(_darwin, "sysctl_str", side_effect=as_str)
+    mocker.patch.object(aarch64.sys, "platform", "darwin")
+
+
+@pytest.mark.parametrize("chip", ["Apple M1", "Apple M2", "Apple M3 Max", "Apple M4 Pro"])
+def test_macos_m_series_flags_give_8_4a_like_uv(mocker, chip) -> None:
+    fake_sysctl(mocker, {**M2_SYSCTL, "machdep.cpu.brand_string": chip})
+    assert versions(AArch64Provider(machine="arm64")) == ["8.4a", "8.3a", "8.2a", "8.1a", "8a"]
+
+
+def test_macos_m1_on_big_sur_without_feat_names_is_8_4a_by_brand(mocker) -> None:
+    fake_sysctl(mocker, M1_BIG_SUR_SYSCTL)
+    assert versions(AArch64Provider(machine="arm64"))[0] == "8.4a"
+
+
+def test_macos_flags_decide_when_partial(mocker) -> None:
+    flags = {k: v for k, v in M2_SYSCTL.items() if k != "hw.optional.arm.FEAT_LSE2"}
+    fake_sysctl(mocker, {**flags, "machdep.cpu.brand_string": "Virtual Arm"})
+    assert versions(AArch64Provider(machine="arm64"))[0] == "8.3a"
+
+
+def test_macos_nothing_readable_is_8a(mocker) -> None:
+    fake_sysctl(mocker, {})
+    assert versions(AArch64Provider(machine="arm64")) == ["8a"]
+
+
+def test_windows_on_arm_is_8a_like_uv(tmp_path, mocker) -> None:
+    mocker.patch.object(aarch64.sys, "platform", "win32")
+    p = AArch64Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="ARM64")
+    assert versions(p) == ["8a"]
+
+
+def test_real_sysctl_layer_is_harmless_off_macos() -> None:
+    import sys
+
+    from pip_variants.providers import _darwin
+
+    if sys.platform != "darwin":
+        assert _darwin.sysctl_int("hw.optional.arm.FEAT_LSE") is None

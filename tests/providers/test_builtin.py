@@ -9,22 +9,26 @@ import pytest
 
 from pip_variants.providers import builtin, detect as detect_mod
 from pip_variants.providers.aarch64 import AArch64Provider
+from pip_variants.providers.amd import AmdProvider
 from pip_variants.providers.base import FeatureConfig, Provider, ProviderError
 from pip_variants.providers.builtin import BUILTIN_PROVIDERS, all_builtin_providers, builtin_for
 from pip_variants.providers.detect import detect
+from pip_variants.providers.intel import IntelProvider
 from pip_variants.providers.nvidia import NvidiaProvider
 from pip_variants.providers.tpu import TpuProvider
 from pip_variants.providers.x86_64 import X8664Provider
 
 
 def test_registry_names() -> None:
-    assert list(BUILTIN_PROVIDERS) == ["nvidia", "x86_64", "aarch64", "tpu"]
+    assert list(BUILTIN_PROVIDERS) == ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"]
 
 
 def test_all_builtin_providers() -> None:
     providers = all_builtin_providers()
-    assert [p.namespace for p in providers] == ["nvidia", "x86_64", "aarch64", "tpu"]
-    assert [type(p) for p in providers] == [NvidiaProvider, X8664Provider, AArch64Provider, TpuProvider]
+    assert [p.namespace for p in providers] == ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"]
+    assert [type(p) for p in providers] == [
+        NvidiaProvider, X8664Provider, AArch64Provider, TpuProvider, AmdProvider, IntelProvider,
+    ]
     for p in providers:
         assert isinstance(p, Provider)
         assert p.packages and p.plugin_apis
@@ -42,15 +46,17 @@ def test_import_is_lazy() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("namespace", ["nvidia", "x86_64", "aarch64", "tpu"])
+@pytest.mark.parametrize("namespace", ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"])
 def test_no_provider_info_matches_by_namespace(namespace) -> None:
     provider = builtin_for(namespace)
     assert provider is not None and provider.namespace == namespace
 
 
 def test_unknown_namespace() -> None:
-    assert builtin_for("amd") is None
-    assert builtin_for("amd", ["amd-variant-provider"]) is None
+    assert builtin_for("ascend") is None
+    assert builtin_for("ascend", ["huawei-ascend-variant-provider"]) is None
+    # Same namespace, another package (AMD's rocm-bootstrap): not the built-in.
+    assert builtin_for("amd", ["rocm-bootstrap"]) is None
 
 
 @pytest.mark.parametrize(
@@ -134,15 +140,17 @@ def test_package_match_wins_over_other_api() -> None:
 def test_detect_all(monkeypatch, mocker) -> None:
     mocker.patch.dict(sys.modules, {"pynvml": None})
     monkeypatch.setenv("TPU_VARIANT_PROVIDER_FORCE_PRESENT", "1")
+    monkeypatch.setenv("INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP", "12.55.8")
     result = detect()
-    assert list(result) == ["nvidia", "x86_64", "aarch64", "tpu"]
+    assert list(result) == ["nvidia", "x86_64", "aarch64", "tpu", "amd", "intel"]
+    assert result["intel"] == [FeatureConfig("device_ip", ("12.55.8",), multi_value=True)]
     assert result["nvidia"] == []
     assert result["tpu"] == [FeatureConfig("present", ("true",))]
     assert all(isinstance(v, list) for v in result.values())
 
 
 def test_detect_subset_and_unknown() -> None:
-    result = detect(["tpu", "amd", "tpu"])
+    result = detect(["tpu", "ascend", "tpu"])
     assert list(result) == ["tpu"]
 
 

@@ -221,3 +221,86 @@ def test_linux_fast_path_does_not_import_py_cpuinfo() -> None:
         "assert 'cpuinfo' not in sys.modules, 'py-cpuinfo was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- Windows and macOS, with the values those machines report ---------------------------------
+
+# IsProcessorFeaturePresent on an Alder Lake laptop (i7-12700H, Windows 11): x86-64-v3, no AVX-512.
+ALDER_LAKE_PF = {13: True, 14: True, 36: True, 37: True, 38: True, 39: True, 40: True, 41: False}
+
+
+def fake_windows(mocker, answers) -> None:
+    import ctypes
+
+    kernel32 = mocker.Mock()
+    kernel32.IsProcessorFeaturePresent = mocker.Mock(side_effect=lambda pf: answers.get(pf, False))
+    mocker.patch.object(ctypes, "windll", mocker.Mock(kernel32=kernel32), create=True)
+    mocker.patch.object(x86_64.sys, "platform", "win32")
+    mocker.patch.object(x86_64, "_py_cpuinfo_flags", side_effect=AssertionError("slow path"))
+
+
+def test_windows_v3_laptop(tmp_path, mocker) -> None:
+    fake_windows(mocker, ALDER_LAKE_PF)
+    p = X8664Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="AMD64")
+    assert p.supported_configs() == [FeatureConfig("level", ("v3", "v2", "v1"))]
+
+
+def test_windows_v4_workstation(tmp_path, mocker) -> None:
+    fake_windows(mocker, {**ALDER_LAKE_PF, 41: True})
+    p = X8664Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="AMD64")
+    assert p.supported_configs()[0].values[0] == "v4"
+
+
+def test_windows_os_without_avx_state_is_v2(tmp_path, mocker) -> None:
+    # AVX present in CPUID but not enabled by the OS: Windows answers False for 39/40.
+    fake_windows(mocker, {**ALDER_LAKE_PF, 39: False, 40: False})
+    p = X8664Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="AMD64")
+    assert p.supported_configs()[0].values[0] == "v2"
+
+
+# `sysctl machdep.cpu` on a 16-inch MacBook Pro 2019 (Core i9-9880H, Coffee Lake: v3).
+COFFEE_LAKE_MAC = {
+    "machdep.cpu.features": (
+        "FPU VME DE PSE TSC MSR PAE MCE CX8 APIC SEP MTRR PGE MCA CMOV PAT PSE36 CLFSH DS ACPI MMX "
+        "FXSR SSE SSE2 SS HTT TM PBE SSE3 PCLMULQDQ DTES64 MON DSCPL VMX SMX EST TM2 SSSE3 FMA CX16 "
+        "TPR PDCM SSE4.1 SSE4.2 x2APIC MOVBE POPCNT AES PCID XSAVE OSXSAVE SEGLIM64 TSCTMR AVX1.0 "
+        "RDRAND F16C"
+    ),
+    "machdep.cpu.leaf7_features": (
+        "RDWRFSGS TSC_THREAD_OFFSET SGX BMI1 HLE AVX2 SMEP BMI2 ERMS INVPCID RTM FPU_CSDS MPX RDSEED "
+        "ADX SMAP CLFSOPT IPT SGXLC MDCLEAR TSXFA IBRS STIBP L1DF ACAPMSR SSBD"
+    ),
+    "machdep.cpu.extfeatures": "SYSCALL XD 1GBPAGE EM64T LAHF LZCNT PREFETCHW RDTSCP TSCI",
+}
+# x86-64 Python under Rosetta 2 on an M1 (macOS 14): SSE4.2 and no AVX.
+ROSETTA_MAC = {
+    "machdep.cpu.features": (
+        "FPU VME DE PSE TSC MSR PAE MCE CX8 APIC SEP MTRR PGE MCA CMOV PAT PSE36 CLFSH DS ACPI MMX "
+        "FXSR SSE SSE2 SS HTT TM PBE SSE3 PCLMULQDQ DTSE64 MON DSCPL VMX EST TM2 SSSE3 CX16 TPR PDCM "
+        "SSE4.1 SSE4.2 AES SEGLIM64 POPCNT"
+    ),
+    "machdep.cpu.leaf7_features": "RDWRFSGS BMI1 SMEP BMI2 ERMS ADX SMAP CLFSOPT",
+    "machdep.cpu.extfeatures": "SYSCALL XD 1GBPAGE EM64T LAHF LZCNT PREFETCHW RDTSCP TSCI",
+}
+
+
+def fake_mac(mocker, values) -> None:
+    from pip_variants.providers import _darwin
+
+    mocker.patch.object(_darwin, "sysctl_str", side_effect=values.get)
+    mocker.patch.object(x86_64.sys, "platform", "darwin")
+    mocker.patch.object(x86_64, "_py_cpuinfo_flags", side_effect=AssertionError("slow path"))
+
+
+@pytest.mark.parametrize("values, expected", [(COFFEE_LAKE_MAC, ("v3", "v2", "v1")), (ROSETTA_MAC, ("v2", "v1"))])
+def test_macos_intel_and_rosetta(tmp_path, mocker, values, expected) -> None:
+    fake_mac(mocker, values)
+    p = X8664Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="x86_64")
+    assert p.supported_configs() == [FeatureConfig("level", expected)]
+
+
+def test_macos_without_sysctl_falls_back_to_py_cpuinfo(tmp_path, mocker) -> None:
+    fake_mac(mocker, {})
+    mocker.patch.object(x86_64, "_py_cpuinfo_flags", return_value=frozenset({"sse3"}))
+    p = X8664Provider(proc_cpuinfo=str(tmp_path / "no-proc"), machine="x86_64")
+    assert p.supported_configs()[0].values[0] == "v1"

@@ -1,0 +1,423 @@
+"""Built-in ``amd`` provider: a reimplementation of amd-variant-provider 0.0.2.
+
+Two features, in the plugin's order (PROVIDERS-AMD-INTEL.md §1.2):
+
+* ``gfx_arch`` (multi-value): the GPU architectures present, unique and
+  sorted as plain strings (``gfx1100`` before ``gfx90a``), like the plugin.
+* ``rocm_version``: ``major.minor`` of the installed ROCm, read from
+  ``$ROCM_PATH/.info/version`` (default ``/opt/rocm``) exactly as the plugin.
+
+The plugin runs ``rocminfo`` and ``rocm_agent_enumerator``; we read the
+kernel's KFD topology in sysfs first (no subprocess, no ROCm userspace needed,
+~0.1 ms) and only run those tools when sysfs shows no GPU node. Both name the
+same targets: ``rocm_agent_enumerator`` itself decodes ``gfx_target_version``
+the same way, and ROCm's runtime applies ``HSA_OVERRIDE_GFX_VERSION`` to every
+GPU agent, so we do too.
+
+Overrides: ``AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH`` (list split on commas,
+semicolons or whitespace, order kept) and
+``AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION`` (``X.Y`` or ``X.Y.Z``; the
+plugin asserts three parts and crashes on ``6.4``). A malformed value is a
+:class:`ProviderError`: one warning, the namespace unsupported, never a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pip_variants.providers.base import FeatureConfig, ProviderError
+
+__all__ = [
+    "AmdProvider",
+    "ALL_GFX_ARCHS",
+    "ALL_ROCM_VERSIONS",
+    "FORCE_GFX_ENV",
+    "FORCE_ROCM_ENV",
+    "PREFERRED_GFX_ENV",
+    "HSA_OVERRIDE_ENV",
+    "SYSFS_ROOT_ENV",
+    "gfx_name",
+    "parse_hsa_override",
+    "kfd_gfx_archs",
+    "tool_gfx_archs",
+    "read_rocm_version",
+    "parse_forced_rocm_version",
+    "parse_forced_gfx_archs",
+]
+
+logger = logging.getLogger(__name__)
+
+NAMESPACE = "amd"
+GFX_FEATURE = "gfx_arch"
+ROCM_FEATURE = "rocm_version"
+
+FORCE_GFX_ENV = "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH"
+FORCE_ROCM_ENV = "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION"
+PREFERRED_GFX_ENV = "AMD_PREFERRED_GFX_ARCHS"
+HSA_OVERRIDE_ENV = "HSA_OVERRIDE_GFX_VERSION"
+ROCM_PATH_ENV = "ROCM_PATH"
+DEFAULT_ROCM_PATH = "/opt/rocm"
+#: Test-only (private): a directory standing in for ``/sys``, so end-to-end
+#: tests can fake a GPU inside a pip subprocess. Not a user setting.
+SYSFS_ROOT_ENV = "PIP_VARIANTS_TEST_SYSFS_ROOT"
+DEFAULT_SYSFS_ROOT = "/sys"
+KFD_NODES = os.path.join("class", "kfd", "kfd", "topology", "nodes")
+
+#: The plugin's ``get_all_configs`` lists (its order).
+ALL_GFX_ARCHS: Tuple[str, ...] = (
+    "gfx900",
+    "gfx906",
+    "gfx908",
+    "gfx90a",
+    "gfx942",
+    "gfx1030",
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1200",
+    "gfx1201",
+)
+ALL_ROCM_VERSIONS: Tuple[str, ...] = (
+    "7.10",
+    "7.9",
+    "7.8",
+    "7.7",
+    "7.6",
+    "7.5",
+    "7.4",
+    "7.3",
+    "7.2",
+    "7.1",
+    "7.0",
+    "6.4",
+    "6.3",
+)
+
+# The plugin's token: gfx, decimal digits, then any lower-case hex run, word-bounded.
+# (Patterns are strings: re caches them, and only the tool and override paths need them.)
+_GFX_TOKEN = r"\bgfx\d+[0-9a-f]*\b"
+_LIST_SPLIT = r"[,;\s]+"
+_VALUE = r"[a-z0-9_.]+"
+_ROCMINFO_TIMEOUT = 7.0  # the plugin's timeouts
+_ENUMERATOR_TIMEOUT = 5.0
+
+
+# -- gfx names ----------------------------------------------------------------------
+
+
+def gfx_name(target_version: int) -> Optional[str]:
+    """KFD ``gfx_target_version`` → ``gfxNNN`` (None for 0, a CPU node).
+
+    ``major = v // 10000 % 100``, ``minor = v // 100 % 100``,
+    ``stepping = v % 100``; the name is major in decimal, minor and stepping
+    in hex (90010 → gfx90a), as ``rocm_agent_enumerator`` prints it.
+    """
+    if target_version <= 0:
+        return None
+    major = target_version // 10000 % 100
+    minor = target_version // 100 % 100
+    stepping = target_version % 100
+    return f"gfx{major}{minor:x}{stepping:x}"
+
+
+def parse_hsa_override(text: str) -> Optional[int]:
+    """``HSA_OVERRIDE_GFX_VERSION=X.Y.Z`` → the ``gfx_target_version`` it stands for."""
+    parts = text.strip().split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        major, minor, stepping = (int(p) for p in parts)
+    except ValueError:
+        return None
+    if not (0 < major < 100 and 0 <= minor < 100 and 0 <= stepping < 100):
+        return None
+    return major * 10000 + minor * 100 + stepping
+
+
+def _node_key(name: str) -> Tuple[int, str]:
+    return (int(name), name) if name.isdigit() else (1 << 30, name)
+
+
+def _properties(path: str) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                key, _, value = line.strip().partition(" ")
+                if key:
+                    out[key] = value.strip()
+    except OSError:
+        pass
+    return out
+
+
+def _nodes_dir(sysfs_root: str) -> str:
+    return os.path.join(sysfs_root, KFD_NODES)
+
+
+def kfd_gfx_archs(
+    sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None
+) -> List[str]:
+    """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
+
+    Nodes with ``gfx_target_version`` 0 (CPUs) or no SIMDs are skipped, as
+    ROCm's runtime does. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
+    version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``.
+    """
+    nodes = _nodes_dir(sysfs_root)
+    try:
+        entries = sorted(os.listdir(nodes), key=_node_key)
+    except OSError:
+        return []
+    forced = parse_hsa_override(hsa_override) if hsa_override else None
+    out: List[str] = []
+    for entry in entries:
+        props = _properties(os.path.join(nodes, entry, "properties"))
+        try:
+            version = int(props.get("gfx_target_version", "0"))
+            simds = int(props.get("simd_count", "1"))
+        except ValueError:
+            continue
+        if version <= 0 or simds <= 0:
+            continue
+        name = gfx_name(forced if forced is not None else version)
+        if name is not None:
+            out.append(name)
+    return out
+
+
+# -- the plugin's tool path ------------------------------------------------------------
+
+
+def _run_tool(argv: Sequence[str], timeout: float) -> Optional[str]:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            list(argv),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.debug("amd: %s failed: %s", argv[0], exc)
+        return None
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def _which(name: str, path: Optional[str]) -> Optional[str]:
+    """``shutil.which`` for a POSIX tool, without importing shutil (the common
+    case, no ROCm, is a few failed stats)."""
+    if sys.platform == "win32":
+        import shutil
+
+        return shutil.which(name, path=path)
+    search = os.environ.get("PATH", os.defpath) if path is None else path
+    for folder in search.split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def tool_gfx_archs(path: Optional[str] = None) -> List[str]:
+    """The plugin's detection: ``rocminfo`` (allow-listed), then ``rocm_agent_enumerator -name``.
+
+    ``path`` is the ``PATH`` to search (default: the process's).
+    """
+    rocminfo = _which("rocminfo", path) if sys.platform.startswith("linux") else None
+    if rocminfo:
+        text = _run_tool([rocminfo], _ROCMINFO_TIMEOUT)
+        if text:
+            found = sorted(set(re.findall(_GFX_TOKEN, text)))
+            preferred = os.environ.get(PREFERRED_GFX_ENV)
+            allowed = (
+                {a.strip() for a in preferred.split(",") if a.strip()}
+                if preferred
+                else set(ALL_GFX_ARCHS)
+            )
+            # The plugin drops the whole rocminfo answer when one name is unknown.
+            if found and all(name in allowed for name in found):
+                return found
+    enumerator = _which("rocm_agent_enumerator", path)
+    if not enumerator:
+        return []
+    text = _run_tool([enumerator, "-name"], _ENUMERATOR_TIMEOUT)
+    names = set()
+    for line in (text or "").splitlines():
+        match = re.search(_GFX_TOKEN, line.lower())
+        if match and match.group(0) != "gfx000":
+            names.add(match.group(0))
+    return sorted(names)
+
+
+# -- ROCm version -------------------------------------------------------------------------
+
+
+def rocm_root() -> str:
+    return os.environ.get(ROCM_PATH_ENV) or DEFAULT_ROCM_PATH
+
+
+def read_rocm_version(root: Optional[str] = None) -> Optional[str]:
+    """``major.minor`` from ``<root>/.info/version`` (``6.4.1-120`` → ``6.4``), or None."""
+    path = os.path.join(root if root is not None else rocm_root(), ".info", "version")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    parts = re.split(r"[.-]", text)
+    try:
+        # The plugin takes three numeric parts, or two.
+        numbers = [int(p) for p in parts[:3]] if len(parts) >= 3 else [int(p) for p in parts]
+    except ValueError:
+        logger.debug("amd: cannot parse ROCm version %r in %s", text, path)
+        return None
+    if len(numbers) < 2:
+        return None
+    return f"{numbers[0]}.{numbers[1]}"
+
+
+def parse_forced_rocm_version(text: str) -> str:
+    """``6.4`` or ``6.4.1`` → ``6.4``; anything else is a :class:`ProviderError`."""
+    raw = text.strip()
+    parts = raw.split(".")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        raise ProviderError(
+            NAMESPACE,
+            f"{FORCE_ROCM_ENV}={text!r} is not a ROCm version; use MAJOR.MINOR or "
+            "MAJOR.MINOR.PATCH (e.g. 6.4 or 6.4.1)",
+        )
+    return f"{int(parts[0])}.{int(parts[1])}"
+
+
+def parse_forced_gfx_archs(text: str) -> List[str]:
+    """The forced list, split on commas/semicolons/whitespace, user order kept.
+
+    Names are lower-cased and repeats dropped (the plugin passes them through
+    and variantlib then rejects the whole answer); a name outside the property
+    grammar is a :class:`ProviderError`.
+    """
+    out: List[str] = []
+    for item in re.split(_LIST_SPLIT, text):
+        name = item.strip().lower()
+        if not name:
+            continue
+        if not re.fullmatch(_VALUE, name):
+            raise ProviderError(
+                NAMESPACE, f"{FORCE_GFX_ENV}={text!r}: {item!r} is not a gfx name (e.g. gfx942)"
+            )
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def _env(name: str) -> Optional[str]:
+    value = os.environ.get(name)
+    return value if value and value.strip() else None
+
+
+def _sysfs_root_default() -> str:
+    return os.environ.get(SYSFS_ROOT_ENV) or DEFAULT_SYSFS_ROOT
+
+
+class AmdProvider:
+    """Built-in stand-in for ``amd-variant-provider`` (see module docstring).
+
+    ``sysfs_root`` (default ``/sys``) and ``rocm_path`` (default
+    ``$ROCM_PATH`` or ``/opt/rocm``) can be pointed at fake trees.
+    """
+
+    namespace = NAMESPACE
+    packages: Tuple[str, ...] = ("amd-variant-provider",)
+    plugin_apis: Tuple[str, ...] = ("amd_variant_provider.plugin:AMDVariantPlugin",)
+
+    def __init__(
+        self, *, sysfs_root: Optional[str] = None, rocm_path: Optional[str] = None
+    ) -> None:
+        self._sysfs_root = sysfs_root
+        self._rocm_path = rocm_path
+
+    def _sysfs(self) -> str:
+        return self._sysfs_root if self._sysfs_root is not None else _sysfs_root_default()
+
+    def _rocm(self) -> str:
+        return self._rocm_path if self._rocm_path is not None else rocm_root()
+
+    def detect_gfx_archs(self) -> List[str]:
+        """Detected names, unique and string-sorted like the plugin."""
+        names = kfd_gfx_archs(self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV))
+        if not names:
+            names = tool_gfx_archs()
+        return sorted(set(names))
+
+    def supported_configs(self) -> List[FeatureConfig]:
+        # Validate both overrides before detecting: a bad one disables the
+        # namespace with one warning (ProviderError), whatever else is found.
+        force_gfx = _env(FORCE_GFX_ENV)
+        force_rocm = _env(FORCE_ROCM_ENV)
+        archs = parse_forced_gfx_archs(force_gfx) if force_gfx is not None else None
+        version = parse_forced_rocm_version(force_rocm) if force_rocm is not None else None
+        if archs is None:
+            archs = self.detect_gfx_archs()
+        if version is None:
+            version = read_rocm_version(self._rocm())
+        out: List[FeatureConfig] = []
+        if archs:
+            out.append(FeatureConfig(GFX_FEATURE, tuple(archs), multi_value=True))
+        if version is not None:
+            out.append(FeatureConfig(ROCM_FEATURE, (version,)))
+        return out
+
+    def all_configs(self) -> List[FeatureConfig]:
+        return [
+            FeatureConfig(ROCM_FEATURE, ALL_ROCM_VERSIONS),
+            FeatureConfig(GFX_FEATURE, ALL_GFX_ARCHS, multi_value=True),
+        ]
+
+    def cache_inputs(self) -> Dict[str, str]:
+        # A GPU set change re-creates the topology nodes (or needs a reboot:
+        # boot id); a ROCm install or update rewrites .info/version; the tool
+        # fallback depends on PATH.
+        from pip_variants.providers.cache import host_fingerprint
+
+        sysfs = self._sysfs()
+        nodes = _nodes_dir(sysfs)
+        try:
+            listing = ",".join(sorted(os.listdir(nodes)))
+            generation = _read(
+                os.path.join(sysfs, "class", "kfd", "kfd", "topology", "generation_id")
+            )
+        except OSError:
+            listing, generation = "", ""
+        rocm = self._rocm()
+        inputs = host_fingerprint()
+        inputs.update(
+            sysfs_root=sysfs,
+            kfd_nodes=listing,
+            kfd_generation=generation,
+            kfd_versions=";".join(
+                _properties(os.path.join(nodes, n, "properties")).get("gfx_target_version", "")
+                for n in listing.split(",")
+                if n
+            ),
+            rocm_path=rocm,
+            rocm_version_file=_read(os.path.join(rocm, ".info", "version")),
+            path=os.environ.get("PATH", ""),
+        )
+        for name in (FORCE_GFX_ENV, FORCE_ROCM_ENV, PREFERRED_GFX_ENV, HSA_OVERRIDE_ENV):
+            inputs[name] = os.environ.get(name, "")
+        return inputs
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(256).strip()
+    except OSError:
+        return ""

@@ -1,0 +1,313 @@
+"""The built-in amd provider: KFD sysfs, the ROCm tools fallback, .info/version, overrides.
+
+Expected lists are those of amd-variant-provider 0.0.2 on the same machine
+(digest PROVIDERS-AMD-INTEL.md §1.2-§1.5).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pip_variants.providers import amd
+from pip_variants.providers.amd import (
+    ALL_GFX_ARCHS,
+    ALL_ROCM_VERSIONS,
+    FORCE_GFX_ENV,
+    FORCE_ROCM_ENV,
+    HSA_OVERRIDE_ENV,
+    AmdProvider,
+    gfx_name,
+    kfd_gfx_archs,
+    parse_forced_rocm_version,
+    read_rocm_version,
+    tool_gfx_archs,
+)
+from pip_variants.providers.base import FeatureConfig, ProviderError
+from pip_variants.providers.cache import cache_key, cached_supported_configs
+from support.fakehw import GFX_TARGET_VERSIONS, kfd_tree, rocm_tree
+
+
+def gfx(*names: str) -> FeatureConfig:
+    return FeatureConfig("gfx_arch", names, multi_value=True)
+
+
+def rocm(version: str) -> FeatureConfig:
+    return FeatureConfig("rocm_version", (version,))
+
+
+@pytest.fixture
+def no_tools(monkeypatch, tmp_path):
+    """No rocminfo / rocm_agent_enumerator anywhere on PATH."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+def provider(tmp_path: Path, gpus=(), version=None, **kwargs) -> AmdProvider:
+    sysfs = kfd_tree(tmp_path / "sys", gpus)
+    root = rocm_tree(tmp_path / "rocm", version) if version else tmp_path / "no-rocm"
+    return AmdProvider(sysfs_root=str(sysfs), rocm_path=str(root), **kwargs)
+
+
+# -- gfx_target_version decoding ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, version", sorted(GFX_TARGET_VERSIONS.items()))
+def test_gfx_name_decodes_every_known_target(name, version):
+    assert gfx_name(version) == name
+
+
+def test_gfx_name_zero_is_a_cpu():
+    assert gfx_name(0) is None
+
+
+# -- test vectors (digest §1.5) -------------------------------------------------------------
+
+
+def test_nothing_installed_gives_nothing(tmp_path, no_tools):
+    p = AmdProvider(sysfs_root=str(tmp_path / "no-sys"), rocm_path=str(tmp_path / "no-rocm"))
+    assert p.supported_configs() == []
+
+
+def test_mi300x_with_rocm_6_4_1(tmp_path, no_tools):
+    assert provider(tmp_path, ["gfx942"], "6.4.1-120").supported_configs() == [
+        gfx("gfx942"),
+        rocm("6.4"),
+    ]
+
+
+def test_forced_list_keeps_user_order_and_three_part_version(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(FORCE_GFX_ENV, "gfx1100, gfx90a;gfx1030")
+    monkeypatch.setenv(FORCE_ROCM_ENV, "6.3.0")
+    p = AmdProvider(sysfs_root=str(tmp_path / "no-sys"), rocm_path=str(tmp_path / "no-rocm"))
+    assert p.supported_configs() == [gfx("gfx1100", "gfx90a", "gfx1030"), rocm("6.3")]
+
+
+@pytest.mark.parametrize("value, expected", [("6.4", "6.4"), ("6.4.1", "6.4"), (" 7.10 ", "7.10")])
+def test_forced_rocm_version_two_or_three_parts(value, expected):
+    # The plugin asserts three parts and crashes on "6.4"; we accept both.
+    assert parse_forced_rocm_version(value) == expected
+
+
+@pytest.mark.parametrize("value", ["six", "6", "6.4.1.2", "6.x", "v6.4"])
+def test_bad_forced_rocm_version_is_one_clear_error(tmp_path, monkeypatch, value):
+    monkeypatch.setenv(FORCE_ROCM_ENV, value)
+    with pytest.raises(ProviderError) as info:
+        provider(tmp_path, ["gfx942"], "6.4.1").supported_configs()
+    assert FORCE_ROCM_ENV in str(info.value) and "6.4.1" in str(info.value)
+
+
+def test_bad_forced_gfx_name_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv(FORCE_GFX_ENV, "gfx9-4-generic")
+    with pytest.raises(ProviderError, match=FORCE_GFX_ENV):
+        provider(tmp_path, ["gfx942"]).supported_configs()
+
+
+def test_forced_names_lowercased_and_unique(tmp_path, monkeypatch):
+    monkeypatch.setenv(FORCE_GFX_ENV, "GFX942 gfx942,gfx90a")
+    assert provider(tmp_path).supported_configs() == [gfx("gfx942", "gfx90a")]
+
+
+def test_forced_gfx_keeps_detected_rocm(tmp_path, monkeypatch, no_tools):
+    monkeypatch.setenv(FORCE_GFX_ENV, "gfx1100")
+    assert provider(tmp_path, ["gfx942"], "6.3.2").supported_configs() == [
+        gfx("gfx1100"),
+        rocm("6.3"),
+    ]
+
+
+def test_empty_force_counts_as_unset(tmp_path, monkeypatch, no_tools):
+    monkeypatch.setenv(FORCE_GFX_ENV, "")
+    monkeypatch.setenv(FORCE_ROCM_ENV, " ")
+    assert provider(tmp_path, ["gfx90a"], "6.4.0").supported_configs() == [
+        gfx("gfx90a"),
+        rocm("6.4"),
+    ]
+
+
+def test_several_gpus_unique_and_sorted_as_strings(tmp_path, no_tools):
+    p = provider(tmp_path, ["gfx942", "gfx1100", "gfx942", "gfx90a"], "6.4.1")
+    assert p.supported_configs() == [gfx("gfx1100", "gfx90a", "gfx942"), rocm("6.4")]
+
+
+def test_unlisted_arch_is_still_reported(tmp_path, no_tools):
+    # The plugin's rocm_agent_enumerator fallback lists unknown arches too.
+    assert provider(tmp_path, ["gfx1036", "gfx1100"]).supported_configs() == [
+        gfx("gfx1036", "gfx1100")
+    ]
+
+
+def test_gpu_without_rocm_has_no_rocm_version(tmp_path, no_tools):
+    assert provider(tmp_path, ["gfx942"]).supported_configs() == [gfx("gfx942")]
+
+
+def test_rocm_without_gpu_has_only_rocm_version(tmp_path, no_tools):
+    assert provider(tmp_path, [], "6.2.4").supported_configs() == [rocm("6.2")]
+
+
+def test_hsa_override_applies_to_every_gpu(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(HSA_OVERRIDE_ENV, "11.0.0")
+    assert provider(tmp_path, ["gfx1103", "gfx1036"]).supported_configs() == [gfx("gfx1100")]
+
+
+def test_bad_hsa_override_is_ignored(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(HSA_OVERRIDE_ENV, "eleven")
+    assert provider(tmp_path, ["gfx1103"]).supported_configs() == [gfx("gfx1103")]
+
+
+def test_nodes_in_numeric_order_and_garbage_skipped(tmp_path):
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx90a"] * 11)
+    nodes = sysfs / "class/kfd/kfd/topology/nodes"
+    (nodes / "3" / "properties").write_text("gfx_target_version banana\n")
+    (nodes / "5" / "properties").write_text("")
+    (nodes / "10" / "properties").write_text("simd_count 4\ngfx_target_version 90402\n")
+    names = kfd_gfx_archs(str(sysfs))
+    # Node 10 comes after 9, not after 1; nodes 3 and 5 are skipped.
+    assert names == ["gfx90a"] * 7 + ["gfx942", "gfx90a"]
+
+
+def test_sysfs_root_from_test_variable(tmp_path, monkeypatch, no_tools):
+    kfd_tree(tmp_path / "sys", ["gfx1201"])
+    monkeypatch.setenv(amd.SYSFS_ROOT_ENV, str(tmp_path / "sys"))
+    monkeypatch.setenv("ROCM_PATH", str(rocm_tree(tmp_path / "r", "6.4.0")))
+    assert AmdProvider().supported_configs() == [gfx("gfx1201"), rocm("6.4")]
+
+
+# -- .info/version ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("6.4.1-120", "6.4"),
+        ("6.3.0", "6.3"),
+        ("7.0", "7.0"),
+        ("6.4.1-120-abc", "6.4"),
+        ("garbage", None),
+        ("6", None),
+        ("", None),
+    ],
+)
+def test_rocm_version_file(tmp_path, text, expected):
+    assert read_rocm_version(str(rocm_tree(tmp_path, text))) == expected
+
+
+def test_rocm_path_default_and_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("ROCM_PATH", raising=False)
+    assert amd.rocm_root() == "/opt/rocm"
+    monkeypatch.setenv("ROCM_PATH", str(rocm_tree(tmp_path, "6.4.3")))
+    assert read_rocm_version() == "6.4"
+
+
+# -- the ROCm tools fallback (fake executables on PATH) -----------------------------------
+
+
+def fake_tool(bindir: Path, name: str, output: str) -> None:
+    bindir.mkdir(exist_ok=True)
+    script = bindir / name
+    script.write_text("#!/bin/sh\n/bin/cat <<'EOF'\n" + output + "EOF\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+
+
+ROCMINFO_MI300 = """\
+*******
+Agent 1
+  Name:                    AMD EPYC 9654
+  Device Type:             CPU
+*******
+Agent 2
+  Name:                    gfx942
+  Marketing Name:          AMD Instinct MI300X
+  Device Type:             GPU
+  ISA Info:
+    ISA 1
+      Name:                    amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-
+"""
+
+pytestmark_linux = pytest.mark.skipif(not os.name == "posix", reason="shell scripts")
+
+
+@pytestmark_linux
+def test_rocminfo_when_sysfs_says_nothing(tmp_path, monkeypatch, mocker):
+    mocker.patch.object(amd.sys, "platform", "linux")
+    fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    p = AmdProvider(
+        sysfs_root=str(tmp_path / "no-sys"), rocm_path=str(rocm_tree(tmp_path / "r", "6.4.1-120"))
+    )
+    assert p.supported_configs() == [gfx("gfx942"), rocm("6.4")]
+
+
+@pytestmark_linux
+def test_generic_isa_noise_goes_to_the_enumerator_like_the_plugin(tmp_path, mocker):
+    mocker.patch.object(amd.sys, "platform", "linux")
+    generic = "    ISA 2\n      Name:                    amdgcn-amd-amdhsa--gfx9-4-generic:sramecc+:xnack-\n"
+    fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300 + generic)
+    fake_tool(
+        tmp_path / "bin",
+        "rocm_agent_enumerator",
+        "gfx942:sramecc+:xnack-\ngfx9-4-generic:sramecc+:xnack-\n",
+    )
+    assert tool_gfx_archs(str(tmp_path / "bin")) == ["gfx9", "gfx942"]
+
+
+@pytestmark_linux
+def test_preferred_list_replaces_the_allow_list(tmp_path, monkeypatch, mocker):
+    mocker.patch.object(amd.sys, "platform", "linux")
+    fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300)
+    fake_tool(tmp_path / "bin", "rocm_agent_enumerator", "gfx000\ngfx942:sramecc+:xnack-\n")
+    monkeypatch.setenv("AMD_PREFERRED_GFX_ARCHS", "gfx1100")
+    # rocminfo's gfx942 is refused, the enumerator has no allow-list (gfx000 dropped).
+    assert tool_gfx_archs(str(tmp_path / "bin")) == ["gfx942"]
+
+
+@pytestmark_linux
+def test_failing_tool_gives_nothing(tmp_path, mocker):
+    mocker.patch.object(amd.sys, "platform", "linux")
+    (tmp_path / "bin").mkdir()
+    tool = tmp_path / "bin" / "rocminfo"
+    tool.write_text("#!/bin/sh\nexit 1\n")
+    tool.chmod(0o755)
+    assert tool_gfx_archs(str(tmp_path / "bin")) == []
+
+
+def test_tools_not_run_when_sysfs_has_a_gpu(tmp_path, mocker):
+    spy = mocker.patch.object(amd, "tool_gfx_archs", return_value=["gfx1100"])
+    assert provider(tmp_path, ["gfx942"]).supported_configs() == [gfx("gfx942")]
+    spy.assert_not_called()
+
+
+# -- identity, all configs, cache -------------------------------------------------------------
+
+
+def test_all_configs_like_the_plugin():
+    configs = AmdProvider().all_configs()
+    assert [c.name for c in configs] == ["rocm_version", "gfx_arch"]
+    assert configs[0].values == ALL_ROCM_VERSIONS and len(ALL_ROCM_VERSIONS) == 13
+    assert configs[1].values == ALL_GFX_ARCHS and len(ALL_GFX_ARCHS) == 11
+
+
+def test_cache_key_follows_gpus_rocm_and_overrides(tmp_path, monkeypatch, no_tools):
+    p = provider(tmp_path, ["gfx942"], "6.4.1")
+    first = cache_key(p)
+    assert cache_key(p) == first
+    rocm_tree(tmp_path / "rocm", "6.3.0")
+    second = cache_key(p)
+    assert second != first
+    kfd_tree(tmp_path / "sys", ["gfx942", "gfx90a"])
+    third = cache_key(p)
+    assert third != second
+    monkeypatch.setenv(FORCE_ROCM_ENV, "6.4")
+    assert cache_key(p) != third
+
+
+def test_cached_answer_is_recomputed_after_a_rocm_update(tmp_path, no_tools):
+    p = provider(tmp_path, ["gfx942"], "6.3.0")
+    cache = tmp_path / "cache"
+    assert cached_supported_configs(p, cache_dir=cache) == [gfx("gfx942"), rocm("6.3")]
+    rocm_tree(tmp_path / "rocm", "6.4.1")
+    assert cached_supported_configs(p, cache_dir=cache) == [gfx("gfx942"), rocm("6.4")]
