@@ -59,6 +59,7 @@ __all__ = [
     "parse_static_option",
     "build_variant_metadata",
     "make_variant",
+    "release_siblings",
     "Release",
     "IndexReport",
     "scan_releases",
@@ -222,8 +223,14 @@ def build_variant_metadata(
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
     source: str = "<make-variant>",
+    release: Optional[VariantMetadata] = None,
 ) -> VariantMetadata:
-    """The ``variant.json`` model of one wheel (validated by a round trip)."""
+    """The ``variant.json`` model of one wheel (validated by a round trip).
+
+    ``release``: the merged metadata of the release's other variant wheels;
+    its namespaces stand in for a missing ``namespaces`` and its provider
+    entries for namespaces no ``--provider``/``--static`` option names.
+    """
     if not LABEL_RE.match(label):
         raise PublishError(f"invalid label {label!r}: use lowercase letters, digits, '_' and '.' (e.g. cu128)")
     try:
@@ -246,6 +253,9 @@ def build_variant_metadata(
             raise PublishError(
                 f"--namespaces {','.join(ns_order)} leaves out {', '.join(missing)}, used by the -p properties"
             )
+    elif release is not None and release.namespaces:
+        ns_order = list(release.namespaces)
+        ns_order += [ns for ns in used + list(specs) if ns not in ns_order]
     else:
         ns_order = used + [ns for ns in specs if ns not in used]
     if ABI_DEPENDENCY in ns_order:
@@ -253,13 +263,17 @@ def build_variant_metadata(
     if not ns_order:
         raise PublishError(
             "no namespace to list: give the release's namespaces in priority order, "
-            "e.g. --namespaces nvidia,x86_64 (every wheel of a release should carry the same list)"
+            "e.g. --namespaces nvidia,x86_64 (every wheel of a release should carry the same list); "
+            "a null variant made into a folder that already holds the release's other variant "
+            "wheels takes theirs"
         )
     grouped = normalize_property_set(props)
     infos: Dict[str, ProviderInfo] = {}
     for ns in ns_order:
         spec = specs.get(ns)
-        if spec is None:
+        if spec is None and release is not None and ns in release.providers:
+            infos[ns] = release.providers[ns]
+        elif spec is None:
             info = _default_provider(ns)
             if info is None:
                 raise PublishError(
@@ -332,12 +346,17 @@ def make_variant(
     namespaces: Optional[Sequence[str]] = None,
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
+    notes: Optional[List[str]] = None,
 ) -> Path:
     """Copy the plain wheel ``wheel`` into ``out_dir`` as a variant wheel.
 
     Adds ``{dist-info}/variant.json`` (format 0.2.0), names the file
     ``...-{label}.whl`` and rewrites ``RECORD`` (every file hashed with
     sha256, ``RECORD`` itself unhashed). Returns the new wheel's path.
+
+    A variant without properties (``null``) and without ``namespaces`` takes
+    the namespaces (and provider entries) of the release's variant wheels
+    already in ``out_dir``; a sentence saying so is appended to ``notes``.
     """
     src = Path(wheel)
     if null:
@@ -354,8 +373,18 @@ def make_variant(
         raise PublishError(f"{src.name} already has the variant label {parsed.label!r}: start from the plain wheel")
     if parsed.python_tag[:1].isdigit():
         raise PublishError(f"{src.name}: a Python tag starting with a digit cannot carry a variant label (PEP 825)")
+    release: Optional[VariantMetadata] = None
+    if not namespaces and not properties:
+        siblings = release_siblings(out_dir, parsed.name, parsed.version)
+        if siblings is not None:
+            release, paths = siblings
+            if notes is not None and release.namespaces:
+                notes.append(
+                    f"namespaces {', '.join(release.namespaces)} taken from the release's variant wheels "
+                    f"in {out_dir}: {', '.join(p.name for p in paths)} (give --namespaces to choose)"
+                )
     md = build_variant_metadata(label, properties, namespaces=namespaces, providers=providers,
-                                statics=statics, source=f"{src.name} -> {label}")
+                                statics=statics, source=f"{src.name} -> {label}", release=release)
     payload = (json.dumps(to_json_dict(md), indent=2) + "\n").encode("utf-8")
 
     try:
@@ -407,6 +436,21 @@ def make_variant(
     except InvalidVariantMetadata as exc:  # pragma: no cover - the round trip above makes this unlikely
         raise PublishError(f"{dest}: written, but installers could not read it: {exc}") from None
     return dest
+
+
+def release_siblings(
+    directory: PathLike, name: str, version: str
+) -> Optional[Tuple[VariantMetadata, List[Path]]]:
+    """The merged metadata of release ``name`` ``version``'s variant wheels in
+    ``directory`` and their paths; ``None`` when there are none."""
+    root = Path(directory)
+    if not root.is_dir():
+        return None
+    releases, _, _ = scan_releases(root)
+    rel = releases.get((_canonical(name), _norm_version(version)))
+    if rel is None or not rel.variant_wheels:
+        return None
+    return combine_release(rel), sorted(rel.variant_wheels)
 
 
 def _date_time_of(infos: Sequence[zipfile.ZipInfo]) -> Tuple[int, int, int, int, int, int]:
