@@ -9,13 +9,11 @@ before uploading anything.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import json
 import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +48,7 @@ from .properties import (
     validate_namespace,
     validate_value,
 )
+from .wheelzip import WheelSource, WheelZipError, record_hash
 
 __all__ = [
     "DEFAULT_PROVIDERS",
@@ -90,7 +89,6 @@ DEFAULT_PROVIDERS: Mapping[str, Mapping[str, object]] = {
 _PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=\s*(?P<api>[^;\s]+)\s*$")
 _PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+(:[A-Za-z0-9_.]+)?$")
 _SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
-_UNHASHED_RECORD_SUFFIXES = ("/RECORD", "/RECORD.jws", "/RECORD.p7s")
 
 
 class PublishError(Exception):
@@ -315,12 +313,6 @@ def build_variant_metadata(
         raise PublishError(f"the variant metadata would be invalid: {exc.message}") from None
 
 
-def record_hash(data: bytes) -> str:
-    """A RECORD hash field: ``sha256=`` + urlsafe base64 without padding."""
-    digest = hashlib.sha256(data).digest()
-    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
-
-
 def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) -> str:
     candidates = sorted({n.split("/", 1)[0] for n in names if "/" in n and n.split("/", 1)[0].endswith(".dist-info")})
     expected = f"{name}-{version}.dist-info"
@@ -330,10 +322,6 @@ def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) ->
         if f"{cand}/WHEEL" in names:
             return cand
     raise PublishError(f"{wheel}: no *.dist-info directory with a WHEEL file; is it a wheel?")
-
-
-def _csv_field(text: str) -> str:
-    return f'"{text}"' if any(c in text for c in ',"\n') else text
 
 
 def make_variant(
@@ -388,49 +376,23 @@ def make_variant(
     payload = (json.dumps(to_json_dict(md), indent=2) + "\n").encode("utf-8")
 
     try:
-        zin = zipfile.ZipFile(src)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise PublishError(f"{src}: cannot be read as a wheel ({exc})") from None
+        source = WheelSource(src)
+    except WheelZipError as exc:
+        raise PublishError(str(exc)) from None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     dest = out / (src.name[:-4] + f"-{label}.whl")
-    with zin:
-        infos = zin.infolist()
-        names = [i.filename for i in infos]
-        dist_info = _dist_info_dir(names, str(src), parsed.name, parsed.version)
-        variant_name = f"{dist_info}/variant.json"
-        record_name = f"{dist_info}/RECORD"
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=".make-variant-", suffix=".whl")
-        os.close(fd)
+    with source:
+        dist_info = _dist_info_dir(source.names, str(src), parsed.name, parsed.version)
+        # The member-transform hook: members to replace (or add) by name -> new
+        # bytes (source.read(name) gives the old ones, e.g. METADATA). Every
+        # other member is copied without recompression; RECORD is rewritten.
+        members: Dict[str, bytes] = {f"{dist_info}/variant.json": payload}
         try:
-            rows: List[str] = []
-            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
-                for info in infos:
-                    if info.filename in (variant_name, record_name):
-                        continue  # both are written fresh below
-                    data = zin.read(info)
-                    zout.writestr(info, data)
-                    if info.is_dir() or info.filename.endswith(_UNHASHED_RECORD_SUFFIXES):
-                        continue
-                    rows.append(f"{_csv_field(info.filename)},{record_hash(data)},{len(data)}")
-                vinfo = zipfile.ZipInfo(variant_name, date_time=_date_time_of(infos))
-                vinfo.compress_type = zipfile.ZIP_DEFLATED
-                vinfo.external_attr = 0o644 << 16
-                zout.writestr(vinfo, payload)
-                rows.append(f"{variant_name},{record_hash(payload)},{len(payload)}")
-                rows.append(f"{record_name},,")
-                rinfo = zipfile.ZipInfo(record_name, date_time=vinfo.date_time)
-                rinfo.compress_type = zipfile.ZIP_DEFLATED
-                rinfo.external_attr = 0o644 << 16
-                # RECORD goes last, as wheel builders write it.
-                zout.writestr(rinfo, "\n".join(rows) + "\n")
-            os.replace(tmp, dest)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            source.rewrite(dest, record_name=f"{dist_info}/RECORD", replace=members,
+                           date_time=_date_time_of(source.infos))
+        except WheelZipError as exc:
+            raise PublishError(str(exc)) from None
     try:
         load_wheel_metadata(str(dest), label)
     except InvalidVariantMetadata as exc:  # pragma: no cover - the round trip above makes this unlikely
