@@ -273,3 +273,29 @@ def test_cli_make_variant_and_index(run_cli, plain, tmp_path):
     missing = run_cli("make-variant", str(tmp_path / "nope.whl"), "--label", "a", "-o", str(dist))
     assert missing.returncode == 1 and "no such wheel file" in missing.stderr
     assert run_cli("make-variant", str(plain)).returncode == 2
+
+
+def test_make_variant_copies_members_compressed_with_normal_permissions(tmp_path):
+    import os
+    import stat
+
+    blob = os.urandom(200_000)
+    src = build_wheel(tmp_path / "plain", "demo-pkg", "1.0", files={"demo_pkg/blob.bin": blob})
+    old = os.umask(0o022)
+    try:
+        out = make_variant(src, tmp_path / "dist", label="cu128", properties=CU128, namespaces=NS)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644  # not the 0600 of a temporary file
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name]
+
+    def raw(path):
+        with zipfile.ZipFile(path) as zf, open(path, "rb") as f:
+            info = zf.getinfo("demo_pkg/blob.bin")
+            f.seek(info.header_offset + 26)
+            n, m = int.from_bytes(f.read(2), "little"), int.from_bytes(f.read(2), "little")
+            f.seek(info.header_offset + 30 + n + m)
+            return f.read(info.compress_size)
+
+    assert raw(out) == raw(src)
+    _check_record(out)
