@@ -243,7 +243,8 @@ def shim_files(prefix: Optional[str] = None) -> List[Path]:
 # ----------------------------------------------------------- activate/deactivate
 
 
-def _read_only(path: Path, action: str, exc: OSError, kind: str, done: Sequence[Path]) -> ActivationError:
+def _read_only(path: Path, action: str, exc: OSError, kind: str, done: Sequence[Path],
+               more: int = 0, still: bool = False) -> ActivationError:
     where = KIND_TEXT.get(kind, kind)
     advice = "run the command as the user who owns it"
     if kind == "base":
@@ -261,9 +262,11 @@ def _read_only(path: Path, action: str, exc: OSError, kind: str, done: Sequence[
     reason = exc.strerror or str(exc)
     if exc.errno == errno.EROFS:
         reason += " (read-only file system)"
+    others = f" (and {more} more file(s) there)" if more else ""
+    effect = " pip stays variant-aware here." if still else ""
     return ActivationError(
         exc.errno or errno.EACCES,
-        f"cannot {action} {path}, in {where}: {reason}. To fix: {advice}.",
+        f"cannot {action} {path}{others}, in {where}: {reason}.{effect} To fix: {advice}.",
         done,
     )
 
@@ -347,7 +350,7 @@ def deactivate(prefix: Optional[str] = None) -> List[Path]:
     returns the removed paths. A file that cannot be removed raises
     :class:`ActivationError` naming it and why (after removing the others)."""
     removed: List[Path] = []
-    failures: List[ActivationError] = []
+    failures: List[Tuple[Path, OSError, str]] = []
     for shim in find_shims(prefix):
         # Start-up files first: without them the module never runs.
         for path in shim.hooks + shim.modules:
@@ -358,14 +361,13 @@ def deactivate(prefix: Optional[str] = None) -> List[Path]:
             except OSError as exc:
                 if not _is_denied(exc):
                     raise
-                failures.append(_read_only(path, "remove", exc, shim.kind, removed))
+                failures.append((path, exc, shim.kind))
                 continue
             removed.append(path)
     if failures:
-        first = failures[0]
-        more = "" if len(failures) == 1 else f" ({len(failures) - 1} more file(s) there too)"
-        still = " pip stays variant-aware here." if is_active(prefix) else ""
-        raise ActivationError(first.errno or errno.EACCES, f"{first}{more}{still}", removed)
+        path, exc, kind = failures[0]
+        raise _read_only(path, "remove", exc, kind, removed, more=len(failures) - 1,
+                         still=is_active(prefix))
     return removed
 
 
@@ -380,6 +382,7 @@ class ShimReport:
     files: List[str] = field(default_factory=list)
     others: List[str] = field(default_factory=list)  # shim files elsewhere that do not run first
     problem: Optional[str] = None
+    writable: bool = True  # can this user remove the active shim?
 
 
 def shim_report(prefix: Optional[str] = None) -> ShimReport:
@@ -389,7 +392,7 @@ def shim_report(prefix: Optional[str] = None) -> ShimReport:
     others = [str(p) for s in shims if s is not active for p in s.files]
     if active is not None:
         return ShimReport(True, str(active.site), active.kind, active.inherited,
-                          [str(p) for p in active.files], others)
+                          [str(p) for p in active.files], others, writable=active.writable)
     problem = None
     if any(s.hooks for s in shims):
         hook = next(p for s in shims for p in s.hooks)

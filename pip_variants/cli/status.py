@@ -90,7 +90,8 @@ def _shim_active() -> Tuple[Optional[bool], Optional[str], Dict[str, Any]]:
     except Exception as exc:  # noqa: BLE001 - status must always print something
         return None, f"cannot tell: {exc}", {}
     where = {"site": report.site, "kind": report.kind, "inherited": report.inherited,
-             "files": report.files, "others": report.others, "problem": report.problem}
+             "files": report.files, "others": report.others, "problem": report.problem,
+             "writable": report.writable}
     return report.active, None, where
 
 
@@ -107,6 +108,9 @@ def _shim_lines(st: Mapping[str, Any]) -> List[str]:
             lines.append(f"           from {where['site']} ({kind})")
             if where.get("inherited"):
                 lines.append("           inherited: 'pip-variants deactivate' here changes the base installation too")
+            if where.get("writable") is False:
+                lines.append("           read-only for this user: only its owner can deactivate it "
+                             "(PIP_NO_VARIANTS=1 turns variants off here)")
     elif active is False:
         lines = ["shim:      NOT active: pip here is stock; run 'pip-variants activate' (or reinstall pip-variants)"]
         if where.get("problem"):
