@@ -187,9 +187,9 @@ def site_dirs(prefix: Optional[str] = None) -> List[SiteDir]:
     if site.ENABLE_USER_SITE:
         dirs.append(SiteDir(Path(site.getusersitepackages()), "user"))
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
-    for d in site.getsitepackages():
-        kind = "base" if in_venv and not _under(Path(d), sys.prefix) else "environment"
-        dirs.append(SiteDir(Path(d), kind))
+    for entry in site.getsitepackages():
+        kind = "base" if in_venv and not _under(Path(entry), sys.prefix) else "environment"
+        dirs.append(SiteDir(Path(entry), kind))
     out: List[SiteDir] = []
     for d in dirs:
         if not any(_same(d.path, o.path) for o in out):
@@ -365,8 +365,8 @@ def deactivate(prefix: Optional[str] = None) -> List[Path]:
                 continue
             removed.append(path)
     if failures:
-        path, exc, kind = failures[0]
-        raise _read_only(path, "remove", exc, kind, removed, more=len(failures) - 1,
+        path, error, kind = failures[0]
+        raise _read_only(path, "remove", error, kind, removed, more=len(failures) - 1,
                          still=is_active(prefix))
     return removed
 
