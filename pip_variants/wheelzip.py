@@ -77,6 +77,13 @@ def _hash_field(digest: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows: no pread; this fd is ours alone
+    return os.read(fd, size)
+
+
 @functools.lru_cache(maxsize=64)
 def _dos_time(date_time: Tuple[int, ...]) -> Tuple[int, int]:
     year, month, day, hour, minute, second = date_time[:6]
@@ -129,7 +136,7 @@ class RawZipWriter:
     def _copy_range(self, src_fd: int, offset: int, size: int, name: str) -> None:
         if size < _CHUNK or not hasattr(os, "sendfile"):
             while size:
-                chunk = os.pread(src_fd, min(_CHUNK, size), offset)
+                chunk = _pread(src_fd, min(_CHUNK, size), offset)
                 if not chunk:
                     raise WheelZipError(f"{name}: the archive ends inside this member")
                 self._emit(chunk)
@@ -168,7 +175,7 @@ class RawZipWriter:
         # is only known from the local header, so guess generously).
         small = info.compress_size < _CHUNK
         want = _LOCAL.size + len(info.orig_filename) * 4 + 256 + (info.compress_size if small else 0)
-        block = os.pread(src_fd, want, info.header_offset)
+        block = _pread(src_fd, want, info.header_offset)
         if len(block) < _LOCAL.size or _LOCAL.unpack_from(block)[0] != _LOCAL_SIG:
             raise WheelZipError(f"{info.filename}: no local header at offset {info.header_offset}")
         fields = _LOCAL.unpack_from(block)
