@@ -9,13 +9,11 @@ before uploading anything.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import json
 import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +48,7 @@ from .properties import (
     validate_namespace,
     validate_value,
 )
+from .wheelzip import WheelSource, WheelZipError, record_hash
 
 __all__ = [
     "DEFAULT_PROVIDERS",
@@ -59,6 +58,7 @@ __all__ = [
     "parse_static_option",
     "build_variant_metadata",
     "make_variant",
+    "release_siblings",
     "Release",
     "IndexReport",
     "scan_releases",
@@ -98,7 +98,6 @@ DEFAULT_PROVIDERS: Mapping[str, Mapping[str, object]] = {
 _PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=\s*(?P<api>[^;\s]+)\s*$")
 _PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+(:[A-Za-z0-9_.]+)?$")
 _SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
-_UNHASHED_RECORD_SUFFIXES = ("/RECORD", "/RECORD.jws", "/RECORD.p7s")
 
 
 class PublishError(Exception):
@@ -231,8 +230,14 @@ def build_variant_metadata(
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
     source: str = "<make-variant>",
+    release: Optional[VariantMetadata] = None,
 ) -> VariantMetadata:
-    """The ``variant.json`` model of one wheel (validated by a round trip)."""
+    """The ``variant.json`` model of one wheel (validated by a round trip).
+
+    ``release``: the merged metadata of the release's other variant wheels;
+    its namespaces stand in for a missing ``namespaces`` and its provider
+    entries for namespaces no ``--provider``/``--static`` option names.
+    """
     if not LABEL_RE.match(label):
         raise PublishError(f"invalid label {label!r}: use lowercase letters, digits, '_' and '.' (e.g. cu128)")
     try:
@@ -255,6 +260,9 @@ def build_variant_metadata(
             raise PublishError(
                 f"--namespaces {','.join(ns_order)} leaves out {', '.join(missing)}, used by the -p properties"
             )
+    elif release is not None and release.namespaces:
+        ns_order = list(release.namespaces)
+        ns_order += [ns for ns in used + list(specs) if ns not in ns_order]
     else:
         ns_order = used + [ns for ns in specs if ns not in used]
     if ABI_DEPENDENCY in ns_order:
@@ -262,13 +270,17 @@ def build_variant_metadata(
     if not ns_order:
         raise PublishError(
             "no namespace to list: give the release's namespaces in priority order, "
-            "e.g. --namespaces nvidia,x86_64 (every wheel of a release should carry the same list)"
+            "e.g. --namespaces nvidia,x86_64 (every wheel of a release should carry the same list); "
+            "a null variant made into a folder that already holds the release's other variant "
+            "wheels takes theirs"
         )
     grouped = normalize_property_set(props)
     infos: Dict[str, ProviderInfo] = {}
     for ns in ns_order:
         spec = specs.get(ns)
-        if spec is None:
+        if spec is None and release is not None and ns in release.providers:
+            infos[ns] = release.providers[ns]
+        elif spec is None:
             info = _default_provider(ns)
             if info is None:
                 raise PublishError(
@@ -310,12 +322,6 @@ def build_variant_metadata(
         raise PublishError(f"the variant metadata would be invalid: {exc.message}") from None
 
 
-def record_hash(data: bytes) -> str:
-    """A RECORD hash field: ``sha256=`` + urlsafe base64 without padding."""
-    digest = hashlib.sha256(data).digest()
-    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
-
-
 def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) -> str:
     candidates = sorted({n.split("/", 1)[0] for n in names if "/" in n and n.split("/", 1)[0].endswith(".dist-info")})
     expected = f"{name}-{version}.dist-info"
@@ -325,10 +331,6 @@ def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) ->
         if f"{cand}/WHEEL" in names:
             return cand
     raise PublishError(f"{wheel}: no *.dist-info directory with a WHEEL file; is it a wheel?")
-
-
-def _csv_field(text: str) -> str:
-    return f'"{text}"' if any(c in text for c in ',"\n') else text
 
 
 def make_variant(
@@ -341,12 +343,17 @@ def make_variant(
     namespaces: Optional[Sequence[str]] = None,
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
+    notes: Optional[List[str]] = None,
 ) -> Path:
     """Copy the plain wheel ``wheel`` into ``out_dir`` as a variant wheel.
 
     Adds ``{dist-info}/variant.json`` (format 0.2.0), names the file
     ``...-{label}.whl`` and rewrites ``RECORD`` (every file hashed with
     sha256, ``RECORD`` itself unhashed). Returns the new wheel's path.
+
+    A variant without properties (``null``) and without ``namespaces`` takes
+    the namespaces (and provider entries) of the release's variant wheels
+    already in ``out_dir``; a sentence saying so is appended to ``notes``.
     """
     src = Path(wheel)
     if null:
@@ -363,59 +370,58 @@ def make_variant(
         raise PublishError(f"{src.name} already has the variant label {parsed.label!r}: start from the plain wheel")
     if parsed.python_tag[:1].isdigit():
         raise PublishError(f"{src.name}: a Python tag starting with a digit cannot carry a variant label (PEP 825)")
+    release: Optional[VariantMetadata] = None
+    if not namespaces and not properties:
+        siblings = release_siblings(out_dir, parsed.name, parsed.version)
+        if siblings is not None:
+            release, paths = siblings
+            if notes is not None and release.namespaces:
+                notes.append(
+                    f"namespaces {', '.join(release.namespaces)} taken from the release's variant wheels "
+                    f"in {out_dir}: {', '.join(p.name for p in paths)} (give --namespaces to choose)"
+                )
     md = build_variant_metadata(label, properties, namespaces=namespaces, providers=providers,
-                                statics=statics, source=f"{src.name} -> {label}")
+                                statics=statics, source=f"{src.name} -> {label}", release=release)
     payload = (json.dumps(to_json_dict(md), indent=2) + "\n").encode("utf-8")
 
     try:
-        zin = zipfile.ZipFile(src)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise PublishError(f"{src}: cannot be read as a wheel ({exc})") from None
+        source = WheelSource(src)
+    except WheelZipError as exc:
+        raise PublishError(str(exc)) from None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     dest = out / (src.name[:-4] + f"-{label}.whl")
-    with zin:
-        infos = zin.infolist()
-        names = [i.filename for i in infos]
-        dist_info = _dist_info_dir(names, str(src), parsed.name, parsed.version)
-        variant_name = f"{dist_info}/variant.json"
-        record_name = f"{dist_info}/RECORD"
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=".make-variant-", suffix=".whl")
-        os.close(fd)
+    with source:
+        dist_info = _dist_info_dir(source.names, str(src), parsed.name, parsed.version)
+        # The member-transform hook: members to replace (or add) by name -> new
+        # bytes (source.read(name) gives the old ones, e.g. METADATA). Every
+        # other member is copied without recompression; RECORD is rewritten.
+        members: Dict[str, bytes] = {f"{dist_info}/variant.json": payload}
         try:
-            rows: List[str] = []
-            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
-                for info in infos:
-                    if info.filename in (variant_name, record_name):
-                        continue  # both are written fresh below
-                    data = zin.read(info)
-                    zout.writestr(info, data)
-                    if info.is_dir() or info.filename.endswith(_UNHASHED_RECORD_SUFFIXES):
-                        continue
-                    rows.append(f"{_csv_field(info.filename)},{record_hash(data)},{len(data)}")
-                vinfo = zipfile.ZipInfo(variant_name, date_time=_date_time_of(infos))
-                vinfo.compress_type = zipfile.ZIP_DEFLATED
-                vinfo.external_attr = 0o644 << 16
-                zout.writestr(vinfo, payload)
-                rows.append(f"{variant_name},{record_hash(payload)},{len(payload)}")
-                rows.append(f"{record_name},,")
-                rinfo = zipfile.ZipInfo(record_name, date_time=vinfo.date_time)
-                rinfo.compress_type = zipfile.ZIP_DEFLATED
-                rinfo.external_attr = 0o644 << 16
-                # RECORD goes last, as wheel builders write it.
-                zout.writestr(rinfo, "\n".join(rows) + "\n")
-            os.replace(tmp, dest)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            source.rewrite(dest, record_name=f"{dist_info}/RECORD", replace=members,
+                           date_time=_date_time_of(source.infos))
+        except WheelZipError as exc:
+            raise PublishError(str(exc)) from None
     try:
         load_wheel_metadata(str(dest), label)
     except InvalidVariantMetadata as exc:  # pragma: no cover - the round trip above makes this unlikely
         raise PublishError(f"{dest}: written, but installers could not read it: {exc}") from None
     return dest
+
+
+def release_siblings(
+    directory: PathLike, name: str, version: str
+) -> Optional[Tuple[VariantMetadata, List[Path]]]:
+    """The merged metadata of release ``name`` ``version``'s variant wheels in
+    ``directory`` and their paths; ``None`` when there are none."""
+    root = Path(directory)
+    if not root.is_dir():
+        return None
+    releases, _, _ = scan_releases(root)
+    rel = releases.get((_canonical(name), _norm_version(version)))
+    if rel is None or not rel.variant_wheels:
+        return None
+    return combine_release(rel), sorted(rel.variant_wheels)
 
 
 def _date_time_of(infos: Sequence[zipfile.ZipInfo]) -> Tuple[int, int, int, int, int, int]:

@@ -30,24 +30,44 @@ def _paths(result: Any) -> list:
     return []
 
 
+def _verb(action: str) -> str:
+    return "wrote" if action == "activate" else "removed"
+
+
 def _do(args: argparse.Namespace, action: str) -> int:
     activation = _activation()
     prefix: Optional[str] = args.prefix
     if prefix is not None and not os.path.isdir(prefix):
         raise CLIError(f"{prefix}: no such environment directory (give the venv's root, e.g. .venv)")
     func = getattr(activation, action)
-    # activation raises ActivationError (an OSError whose message says what
-    # to do); main() prints it as one line.
-    result = func(prefix=prefix)
-    active = activation.is_active(prefix=prefix)
+    # activation raises ActivationError (an OSError whose message says which
+    # file and what to do); main() prints it as one line, after what was done.
+    try:
+        result = func(prefix=prefix)
+    except OSError as exc:
+        if not args.json:
+            for path in _paths(getattr(exc, "done", ())):
+                sys.stdout.write(f"{_verb(action)} {path}\n")
+        raise
+    report = activation.shim_report(prefix=prefix)
+    active = report.active
     where = prefix or sys.prefix
     if args.json:
-        print_json({"prefix": where, "active": bool(active), "files": _paths(result)})
+        print_json({"prefix": where, "active": bool(active), "files": _paths(result),
+                    "shim": {"site": report.site, "kind": report.kind, "inherited": report.inherited,
+                             "files": report.files, "others": report.others}})
     else:
-        state = "active" if active else "not active"
         for path in _paths(result):
-            sys.stdout.write(f"{'wrote' if action == 'activate' else 'removed'} {path}\n")
-        sys.stdout.write(f"pip-variants is now {state} in {where}\n")
+            sys.stdout.write(f"{_verb(action)} {path}\n")
+        if action == "deactivate" and not _paths(result) and not active:
+            sys.stdout.write("no pip-variants start-up shim found: nothing to remove\n")
+        if active:
+            kind = activation.KIND_TEXT.get(report.kind or "", report.kind)
+            sys.stdout.write(f"pip-variants is now active in {where}: the shim in {report.site} ({kind})\n")
+        else:
+            sys.stdout.write(f"pip-variants is now not active in {where}: pip is stock\n")
+            if report.problem:
+                sys.stdout.write(f"note: {report.problem}\n")
     expected = action == "activate"
     return 0 if bool(active) == expected else 1
 
@@ -64,12 +84,17 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     for name, action, help_text, examples, desc in (
         ("activate", "activate", "install the start-up shim so pip picks variants",
          _ACTIVATE_EXAMPLES,
-         "Add the start-up files (pip_variants.pth, and pip_variants.start for Python 3.15+) to the\n"
-         "site-packages of this environment (or of --prefix), so every pip run there is variant-aware.\n"
-         "Installing pip-variants does this already; use it after 'deactivate'."),
+         "Write the start-up files (pip_variants.pth, pip_variants.start for Python 3.15+, and the\n"
+         "_pip_variants_shim.py module they import) from the copies shipped inside pip-variants, so\n"
+         "every pip run here is variant-aware. Without --prefix they go where a shim already is, else\n"
+         "where pip-variants is installed (this environment, the user site, or the base installation a\n"
+         "--system-site-packages venv inherits), else this environment's site-packages. Installing\n"
+         "pip-variants does this already; 'activate' undoes 'deactivate'."),
         ("deactivate", "deactivate", "remove the start-up shim: pip is stock again",
          _DEACTIVATE_EXAMPLES,
-         "Remove the start-up files from this environment (or --prefix). pip-variants stays installed;\n"
+         "Remove every start-up shim that makes pip variant-aware here: in this environment, the user\n"
+         "site, or the base installation a --system-site-packages venv inherits (or only in --prefix).\n"
+         "A file that cannot be removed is named, with why. pip-variants stays installed;\n"
          "'pip-variants activate' turns it back on."),
     ):
         p = add_subcommand(sub, name, help=help_text, description=desc, examples=examples,

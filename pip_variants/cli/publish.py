@@ -21,6 +21,7 @@ def _make_variant(args: argparse.Namespace) -> int:
     if not wheel.is_file():
         raise CLIError(f"{wheel}: no such wheel file")
     namespaces = [ns.strip() for item in (args.namespaces or []) for ns in item.split(",") if ns.strip()]
+    notes: List[str] = []
     dest = make_variant(
         wheel,
         args.output,
@@ -30,6 +31,7 @@ def _make_variant(args: argparse.Namespace) -> int:
         namespaces=namespaces or None,
         providers=args.provider or [],
         statics=args.static or [],
+        notes=notes,
     )
     label = dest.name[:-4].rsplit("-", 1)[1]
     md = load_wheel_metadata(str(dest), label)
@@ -39,10 +41,13 @@ def _make_variant(args: argparse.Namespace) -> int:
             "label": label,
             "namespaces": list(md.namespaces),
             "properties": list(format_property_set(md.variants[label])),
+            "notes": notes,
         })
     else:
         props = ", ".join(format_property_set(md.variants[label])) or "no properties (null variant)"
         sys.stdout.write(f"wrote {dest}\n  label {label}: {props}\n  namespaces: {', '.join(md.namespaces)}\n")
+        for note in notes:
+            sys.stdout.write(f"  note: {note}\n")
     return 0
 
 
@@ -137,7 +142,8 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     p.add_argument("--label", metavar="LABEL", help="the variant label, e.g. cu128 ([0-9a-z_.]+)")
     p.add_argument("--null", action="store_true", help="make the null variant (label 'null', no properties)")
     p.add_argument("--namespaces", action="append", metavar="NS[,NS...]",
-                   help="the release's namespaces, most important first (default: as the -p options name them)")
+                   help="the release's namespaces, most important first (default: as the -p options name "
+                        "them; for --null, those of the release's variant wheels already in DIR)")
     p.add_argument("--provider", action="append", metavar="NS=REQUIREMENT[;plugin-api=MOD:OBJ]",
                    help="the provider plugin of namespace NS (repeat for several requirements)")
     p.add_argument("--static", action="append", metavar="NS | 'NS :: FEATURE :: V1,V2'",

@@ -97,15 +97,46 @@ def _version_of(dist: str) -> Optional[str]:
         return None
 
 
-def _shim_active() -> Tuple[Optional[bool], Optional[str]]:
+def _shim_active() -> Tuple[Optional[bool], Optional[str], Dict[str, Any]]:
+    """Is the start-up shim active here, where does it live, and is it
+    inherited (the user site, or the base of a --system-site-packages venv)?"""
     try:
-        from ..activation import is_active
+        from ..activation import shim_report
     except ImportError as exc:
-        return None, f"cannot tell: {exc}"
+        return None, f"cannot tell: {exc}", {}
     try:
-        return bool(is_active()), None
+        report = shim_report()
     except Exception as exc:  # noqa: BLE001 - status must always print something
-        return None, f"cannot tell: {exc}"
+        return None, f"cannot tell: {exc}", {}
+    where = {"site": report.site, "kind": report.kind, "inherited": report.inherited,
+             "files": report.files, "others": report.others, "problem": report.problem,
+             "writable": report.writable}
+    return report.active, None, where
+
+
+def _shim_lines(st: Mapping[str, Any]) -> List[str]:
+    """The 'shim:' line(s) of the human output."""
+    active = st["shim_active"]
+    where = st.get("shim") or {}
+    if active is True:
+        lines = ["shim:      active: 'pip install' in this environment picks wheel variants"]
+        if where.get("site"):
+            from ..activation import KIND_TEXT
+
+            kind = KIND_TEXT.get(where.get("kind") or "", where.get("kind"))
+            lines.append(f"           from {where['site']} ({kind})")
+            if where.get("inherited"):
+                lines.append("           inherited: 'pip-variants deactivate' here changes the base installation too")
+            if where.get("writable") is False:
+                lines.append("           read-only for this user: only its owner can deactivate it "
+                             "(PIP_NO_VARIANTS=1 turns variants off here)")
+    elif active is False:
+        lines = ["shim:      NOT active: pip here is stock; run 'pip-variants activate' (or reinstall pip-variants)"]
+        if where.get("problem"):
+            lines.append(f"           {where['problem']}")
+    else:
+        lines = [f"shim:      {st.get('shim_error') or 'unknown'}"]
+    return lines
 
 
 def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
@@ -198,7 +229,7 @@ def installed_variants_summary() -> Dict[str, Any]:
 def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
     from .. import __version__
 
-    active, active_error = _shim_active()
+    active, active_error, shim_where = _shim_active()
     pip_version = _version_of("pip")
     try:
         from ..providers.cache import cache_dir
@@ -216,6 +247,7 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
         "prefix": sys.prefix,
         "shim_active": active,
         "shim_error": active_error,
+        "shim": shim_where,
         "variants_enabled": not kill_switch(),
         "pip": {
             "version": pip_version,
@@ -234,14 +266,7 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
 
 def format_status(st: Mapping[str, Any]) -> str:
     lines = [f"pip-variants {st['pip_variants_version']} in {st['prefix']} (Python {st['python_version']})"]
-    active = st["shim_active"]
-    if active is True:
-        shim = "active: 'pip install' in this environment picks wheel variants"
-    elif active is False:
-        shim = "NOT active: pip here is stock; run 'pip-variants activate' (or reinstall pip-variants)"
-    else:
-        shim = st.get("shim_error") or "unknown"
-    lines.append(f"shim:      {shim}")
+    lines.extend(_shim_lines(st))
     pip = st["pip"]
     if pip["version"] is None:
         lines.append("pip:       not installed in this environment")

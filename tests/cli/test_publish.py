@@ -91,6 +91,39 @@ def test_null_variant(plain, tmp_path):
     _check_record(out)
 
 
+def test_null_variant_takes_the_namespaces_of_the_release(plain, tmp_path):
+    make_variant(plain, tmp_path, label="cu128", properties=CU128, namespaces=NS)
+    make_variant(plain, tmp_path, label="mkl", properties=["blas :: library :: mkl"],
+                 statics=["blas :: library :: mkl,openblas"], namespaces=NS + ["blas"])
+    notes: list = []
+    out = make_variant(plain, tmp_path, label=None, null=True, notes=notes)
+    md = load_wheel_metadata(str(out), "null")
+    assert md.namespaces == ("nvidia", "x86_64", "blas")
+    # The providers entries agree with the other wheels', so 'index' accepts the release.
+    assert md.providers["blas"].static_properties == (("library", ("mkl", "openblas")),)
+    assert len(notes) == 1 and "nvidia, x86_64, blas" in notes[0]
+    assert "demo_pkg-1.0-py3-none-any-cu128.whl" in notes[0]
+    assert build_index(tmp_path).ok
+
+
+def test_null_variant_without_namespaces_or_siblings(plain, tmp_path):
+    other = build_wheel(tmp_path / "other", "other-pkg", "1.0")
+    make_variant(other, tmp_path / "out", label="cu128", properties=CU128)
+    with pytest.raises(PublishError, match="no namespace to list"):
+        make_variant(plain, tmp_path / "out", label=None, null=True)
+
+
+def test_cli_null_says_where_the_namespaces_come_from(run_cli, plain, tmp_path):
+    dist = tmp_path / "wheelhouse"
+    make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
+    proc = run_cli("make-variant", str(plain), "--null", "-o", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    assert "namespaces: nvidia, x86_64" in proc.stdout
+    assert "note: namespaces nvidia, x86_64 taken from the release's variant wheels" in proc.stdout
+    proc = run_cli("make-variant", str(plain), "--null", "-o", str(dist), "--json")
+    assert "taken from the release's variant wheels" in json.loads(proc.stdout)["notes"][0]
+
+
 def test_provider_and_static_options(plain, tmp_path):
     out = make_variant(
         plain, tmp_path, label="acme2",
@@ -240,3 +273,29 @@ def test_cli_make_variant_and_index(run_cli, plain, tmp_path):
     missing = run_cli("make-variant", str(tmp_path / "nope.whl"), "--label", "a", "-o", str(dist))
     assert missing.returncode == 1 and "no such wheel file" in missing.stderr
     assert run_cli("make-variant", str(plain)).returncode == 2
+
+
+def test_make_variant_copies_members_compressed_with_normal_permissions(tmp_path):
+    import os
+    import stat
+
+    blob = os.urandom(200_000)
+    src = build_wheel(tmp_path / "plain", "demo-pkg", "1.0", files={"demo_pkg/blob.bin": blob})
+    old = os.umask(0o022)
+    try:
+        out = make_variant(src, tmp_path / "dist", label="cu128", properties=CU128, namespaces=NS)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644  # not the 0600 of a temporary file
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name]
+
+    def raw(path):
+        with zipfile.ZipFile(path) as zf, open(path, "rb") as f:
+            info = zf.getinfo("demo_pkg/blob.bin")
+            f.seek(info.header_offset + 26)
+            n, m = int.from_bytes(f.read(2), "little"), int.from_bytes(f.read(2), "little")
+            f.seek(info.header_offset + 30 + n + m)
+            return f.read(info.compress_size)
+
+    assert raw(out) == raw(src)
+    _check_record(out)

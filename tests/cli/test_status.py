@@ -114,3 +114,18 @@ def test_status_counts_installed_variants(run_cli):
     assert isinstance(st["installed_variants"]["count"], int)
     text = run_cli("status", "--no-pip-config").stdout
     assert "installed: " in text
+
+
+def test_shim_lines_say_where_and_whether_inherited_or_read_only():
+    st = {"shim_active": True, "shim": {"site": "/base/site-packages", "kind": "base", "inherited": True,
+                                         "writable": False}}
+    text = "\n".join(cli_status._shim_lines(st))
+    assert "from /base/site-packages (the base installation this venv inherits" in text
+    assert "inherited:" in text and "read-only for this user" in text
+    st = {"shim_active": False, "shim": {"problem": "x.pth is there but _pip_variants_shim.py is missing"}}
+    assert "is missing" in "\n".join(cli_status._shim_lines(st))
+
+
+def test_json_says_where_the_shim_lives(run_cli):
+    st = json.loads(run_cli("status", "--json", "--no-pip-config").stdout)
+    assert set(st["shim"]) >= {"site", "kind", "inherited", "files", "others", "problem", "writable"}

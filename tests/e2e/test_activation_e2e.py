@@ -7,11 +7,15 @@ never break Python or pip when pip-variants is uninstalled or half removed.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from support.venvs import pick, run_pip, run_python
+from support.venvs import Venv, pick, run_pip, run_python
 from support.wheels import BLAS_RELEASE
 
 pytestmark = pytest.mark.e2e
@@ -88,3 +92,140 @@ def test_pth_without_the_package_is_harmless(fresh_venv, release, index):
     chosen, _, stderr = pick(fresh_venv, index, "pkg")
     assert chosen == PLAIN, stderr
     assert "Traceback" not in stderr and "Error processing" not in stderr, stderr
+
+
+# -- deactivate / activate round trips wherever a shim can live (issue 11) -------------
+#
+# These do not depend on the pip release: they run in the newest-pip environment only.
+
+NEWEST_PIP = "26.3"
+newest_only = pytest.mark.skipif(
+    os.environ.get("PIP_VARIANTS_TEST_PIP", "") not in ("", NEWEST_PIP),
+    reason="activation does not depend on the pip release: runs with the newest pip only",
+)
+SHIM_FILES = ("_pip_variants_shim.py", "pip_variants.pth", "pip_variants.start")
+# `python -m pip_variants` from the repository root would import the checkout;
+# the CLI under test is the one installed from the wheel.
+_CLI = "import sys; sys.path[:] = [p for p in sys.path if p]; from pip_variants.__main__ import main; sys.exit(main())"
+
+
+def cli(venv, *args, env=None):
+    return run_python(venv, "-c", _CLI, *[str(a) for a in args], env=env)
+
+
+def status(venv, env=None) -> dict:
+    proc = cli(venv, "status", "--json", "--no-pip-config", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _probe(python, code: str) -> str:
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True,
+                          env={"PATH": os.environ.get("PATH", "")}).stdout.strip()
+
+
+def python_install(root: Path, venv, *, without_pip_variants: bool = False) -> Venv:
+    """A base Python installation (no pyvenv.cfg, like a conda prefix or a system
+    Python) at ``root``: the real interpreter's binary, its standard library
+    linked in, and a private site-packages copied from ``venv``'s."""
+    real = Path(os.path.realpath(venv.python))
+    stdlib = Path(_probe(venv.python, "import sysconfig; print(sysconfig.get_paths()['stdlib'])"))
+    (root / "bin").mkdir(parents=True)
+    shutil.copy2(real, root / "bin" / real.name)
+    for alias in ("python", "python3"):
+        if alias != real.name:
+            (root / "bin" / alias).symlink_to(real.name)
+    lib = root / "lib"
+    lib.mkdir()
+    for entry in stdlib.parent.iterdir():  # libpython*.so and friends
+        if entry.name != stdlib.name:
+            (lib / entry.name).symlink_to(entry)
+    (lib / stdlib.name).mkdir()
+    for entry in stdlib.iterdir():
+        if entry.name != "site-packages":
+            (lib / stdlib.name / entry.name).symlink_to(entry)
+    site_dir = lib / stdlib.name / "site-packages"
+    skip = shutil.ignore_patterns("pip_variants", "pip_variants-*", *SHIM_FILES, "__pycache__")
+    shutil.copytree(venv.site_packages, site_dir, symlinks=True,
+                    ignore=skip if without_pip_variants else shutil.ignore_patterns("__pycache__"))
+    python = root / "bin" / "python"
+    if Path(_probe(python, "import sys; print(sys.prefix)")) != root:
+        pytest.skip(f"this interpreter ({real}) cannot run from a copied prefix")
+    return Venv(path=root, python=python, bin=root / "bin", site_packages=site_dir,
+                pip_version=venv.pip_version, has_pip_variants=not without_pip_variants)
+
+
+def _round_trip(venv, index, *, env=None, where: Path, kind: str, inherited: bool = False,
+                prefix_args=(), cli_venv=None, check=None):
+    """status says the shim is in ``where``; deactivate makes pip stock; activate
+    restores the wheel's own files there and pip picks variants again."""
+    env = env or {}
+    cli_venv = cli_venv or venv
+    check = check or venv
+    st = status(check, env)
+    assert st["shim_active"] is True, st
+    assert st["shim"]["site"] == str(where) and st["shim"]["kind"] == kind, st["shim"]
+    assert st["shim"]["inherited"] is inherited
+    shipped = {n: (where / n).read_bytes() for n in SHIM_FILES}
+    assert pick(venv, index, "pkg", **env)[0] == BEST
+
+    proc = cli(cli_venv, "deactivate", *prefix_args, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(line.split()[-1] for line in proc.stdout.splitlines() if line.startswith("removed")) == \
+        sorted(str(where / n) for n in SHIM_FILES)
+    assert not any((where / n).exists() for n in SHIM_FILES)
+    st = status(check, env)
+    assert st["shim_active"] is False, st
+    chosen, _, stderr = pick(venv, index, "pkg", **env)
+    assert chosen == PLAIN, stderr
+
+    proc = cli(cli_venv, "activate", *prefix_args, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"the shim in {where}" in proc.stdout
+    assert {n: (where / n).read_bytes() for n in SHIM_FILES} == shipped
+    st = status(check, env)
+    assert st["shim_active"] is True and st["shim"]["site"] == str(where), st
+    chosen, _, stderr = pick(venv, index, "pkg", **env)
+    assert chosen == BEST, stderr
+
+
+@newest_only
+def test_round_trip_in_a_venv(fresh_venv, release, index):
+    _round_trip(fresh_venv, index, where=fresh_venv.site_packages, kind="environment")
+    proc = cli(fresh_venv, "status", "--no-pip-config")
+    assert f"from {fresh_venv.site_packages} (this environment's site-packages)" in proc.stdout
+
+
+@newest_only
+def test_round_trip_in_the_user_site(variant_venv, pip_variants_wheel, release, index, tmp_path):
+    base = python_install(tmp_path / "python", variant_venv, without_pip_variants=True)
+    env = {"PYTHONUSERBASE": str(tmp_path / "userbase")}
+    run_pip(base, "install", "--user", "--no-deps", "--no-index", pip_variants_wheel, env=env)
+    user_site = Path(run_python(base, "-c", "import site; print(site.getusersitepackages())",
+                                env=env).stdout.strip())
+    assert (user_site / "pip_variants.pth").is_file()
+    _round_trip(base, index, env=env, where=user_site, kind="user")
+
+
+@newest_only
+def test_round_trip_in_a_conda_style_prefix(variant_venv, release, index, tmp_path):
+    conda = python_install(tmp_path / "conda-env", variant_venv)
+    # Driven from another environment with --prefix, as for a conda prefix.
+    _round_trip(conda, index, where=conda.site_packages, kind="environment",
+                prefix_args=("--prefix", conda.path), cli_venv=variant_venv)
+
+
+@newest_only
+def test_round_trip_through_an_inherited_site(variant_venv, release, index, tmp_path):
+    base = python_install(tmp_path / "base", variant_venv)
+    child_path = tmp_path / "child"
+    subprocess.run([str(base.python), "-m", "venv", "--without-pip", "--system-site-packages",
+                    str(child_path)], check=True, capture_output=True)
+    child_python = child_path / "bin" / "python"
+    child_site = Path(_probe(child_python, "import sysconfig; print(sysconfig.get_paths()['purelib'])"))
+    child = Venv(path=child_path, python=child_python, bin=child_path / "bin", site_packages=child_site,
+                 pip_version=base.pip_version, has_pip_variants=True)
+    proc = cli(child, "status", "--no-pip-config")
+    assert "inherited" in proc.stdout and str(base.site_packages) in proc.stdout, proc.stdout
+    _round_trip(child, index, where=base.site_packages, kind="base", inherited=True)
+    assert status(base)["shim"]["kind"] == "environment"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import site
+import stat
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -60,15 +64,176 @@ def test_missing_site_packages(tmp_path):
 
 
 def test_read_only_site_packages(prefix, monkeypatch):
-    def denied(self, *args, **kwargs):
+    def denied(path, data):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "write_text", denied)
-    with pytest.raises(activation.ActivationError, match="read-only") as info:
+    monkeypatch.setattr(activation, "_write_file", denied)
+    with pytest.raises(activation.ActivationError, match="Permission denied") as info:
         activation.activate(str(prefix))
     assert isinstance(info.value, OSError)
+    assert "_pip_variants_shim.py" in str(info.value)
     assert "virtual environment" in str(info.value)
 
 
 def test_default_prefix_is_this_environment():
     assert activation.site_packages() == Path(sysconfig.get_paths()["purelib"])
+
+
+# -- shipped copies ---------------------------------------------------------------
+
+
+def _installed_layout(root: Path) -> Path:
+    """A site directory laid out as the wheel installs pip-variants: the package
+    with its shipped copies in pip_variants/_shim/ (no sitecustomize_shim/ beside it)."""
+    pkg = root / "pip_variants"
+    (pkg / "_shim").mkdir(parents=True)
+    for name in SHIM_FILES:
+        (pkg / "_shim" / name).write_bytes((REPO / "sitecustomize_shim" / name).read_bytes())
+    (pkg / "activation.py").write_text("# stand-in\n")
+    return pkg / "activation.py"
+
+
+def test_shipped_copies_in_an_installed_package_win(tmp_path, monkeypatch):
+    fake = _installed_layout(tmp_path / "site")
+    (fake.parent / "_shim" / "_pip_variants_shim.py").write_text("# shipped by this release\n")
+    monkeypatch.setattr(activation, "__file__", str(fake))
+    assert activation.shipped_shim_dir() == fake.parent / "_shim"
+    assert activation.shipped_files()["_pip_variants_shim.py"] == b"# shipped by this release\n"
+
+
+def test_contents_come_from_the_shipped_copies(prefix, tmp_path, monkeypatch):
+    fake = _installed_layout(tmp_path / "site")
+    (fake.parent / "_shim" / "pip_variants.pth").write_text("import _pip_variants_shim  # v2\n")
+    monkeypatch.setattr(activation, "__file__", str(fake))
+    activation.activate(str(prefix))
+    site = activation.site_packages(str(prefix))
+    assert (site / "pip_variants.pth").read_text() == "import _pip_variants_shim  # v2\n"
+
+
+def test_missing_shipped_copies_say_reinstall(tmp_path, monkeypatch):
+    pkg = tmp_path / "site" / "pip_variants"
+    pkg.mkdir(parents=True)
+    monkeypatch.setattr(activation, "__file__", str(pkg / "activation.py"))
+    with pytest.raises(activation.ActivationError, match="reinstall"):
+        activation.shipped_files()
+
+
+def test_written_files_get_the_umask_mode(prefix):
+    old = os.umask(0o022)
+    try:
+        for path in activation.activate(str(prefix)):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    finally:
+        os.umask(old)
+
+
+def test_conda_prefix_of_another_python_minor(tmp_path):
+    site = tmp_path / "lib" / "python3.99" / "site-packages"
+    site.mkdir(parents=True)
+    assert activation.site_packages(str(tmp_path)) == site
+    activation.activate(str(tmp_path))
+    assert activation.is_active(str(tmp_path))
+
+
+# -- every place a shim can live -------------------------------------------------
+
+
+@pytest.fixture
+def sites(tmp_path, monkeypatch):
+    """This interpreter seen as a --system-site-packages venv with a user site:
+    user site, the venv's site-packages, the base installation's."""
+    venv, base, user = tmp_path / "venv", tmp_path / "base", tmp_path / "user-site"
+    dirs = {"venv": venv / "site-packages", "base": base / "site-packages", "user": user}
+    for d in dirs.values():
+        d.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    monkeypatch.setattr(sys, "base_prefix", str(base))
+    monkeypatch.setattr(site, "ENABLE_USER_SITE", True)
+    monkeypatch.setattr(site, "getusersitepackages", lambda: str(user))
+    monkeypatch.setattr(site, "getsitepackages", lambda prefixes=None: [str(dirs["venv"]), str(dirs["base"])])
+    monkeypatch.setattr(activation, "site_packages",
+                        lambda prefix=None: dirs["venv"] if prefix is None else Path(prefix))
+    return dirs
+
+
+def _install_shim(directory: Path) -> None:
+    for name in SHIM_FILES:
+        (directory / name).write_bytes((REPO / "sitecustomize_shim" / name).read_bytes())
+
+
+def _installed_in(directory: Path, monkeypatch) -> None:
+    monkeypatch.setattr(activation, "__file__", str(_installed_layout(directory)))
+    _install_shim(directory)
+
+
+def test_site_dirs_in_processing_order(sites):
+    kinds = [(d.kind, d.path) for d in activation.site_dirs()]
+    assert kinds == [("user", sites["user"]), ("environment", sites["venv"]), ("base", sites["base"])]
+
+
+def test_user_site_disabled_is_not_looked_at(sites, monkeypatch):
+    monkeypatch.setattr(site, "ENABLE_USER_SITE", False)
+    _install_shim(sites["user"])
+    assert not activation.is_active()
+
+
+@pytest.mark.parametrize("where", ["user", "base", "venv"])
+def test_deactivate_then_activate_round_trips(sites, monkeypatch, where):
+    _installed_in(sites[where], monkeypatch)
+    report = activation.shim_report()
+    assert report.active and report.site == str(sites[where])
+    assert report.inherited is (where == "base")
+    assert report.kind == {"user": "user", "base": "base", "venv": "environment"}[where]
+
+    removed = activation.deactivate()
+    assert sorted(p.name for p in removed) == sorted(SHIM_FILES)
+    assert not activation.is_active()
+    assert activation.shim_report().active is False
+
+    written = activation.activate()
+    assert {p.parent for p in written} == {sites[where]}
+    assert activation.shim_report().site == str(sites[where])
+    for name in SHIM_FILES:
+        assert (sites[where] / name).read_bytes() == (REPO / "sitecustomize_shim" / name).read_bytes()
+
+
+def test_deactivate_removes_every_shim_that_runs(sites, monkeypatch):
+    _installed_in(sites["base"], monkeypatch)
+    _install_shim(sites["user"])
+    removed = activation.deactivate()
+    assert {p.parent for p in removed} == {sites["base"], sites["user"]}
+    assert activation.find_shims() == []
+
+
+def test_activate_falls_back_to_the_environment(sites, monkeypatch, tmp_path):
+    # pip-variants from a source checkout (editable): the venv's own site-packages.
+    assert activation.activate()[0].parent == sites["venv"]
+    assert activation.shim_report().kind == "environment"
+
+
+def test_hook_without_module_is_reported(sites):
+    (sites["venv"] / "pip_variants.pth").write_bytes((REPO / "sitecustomize_shim" / "pip_variants.pth").read_bytes())
+    report = activation.shim_report()
+    assert report.active is False
+    assert "missing" in report.problem and "pip-variants activate" in report.problem
+
+
+def test_read_only_inherited_shim_names_the_file(sites, monkeypatch):
+    _installed_in(sites["base"], monkeypatch)
+    _install_shim(sites["venv"])
+    real_unlink = Path.unlink
+
+    def unlink(self, *args, **kwargs):
+        if self.parent == sites["base"]:
+            raise PermissionError(13, "Permission denied")
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    with pytest.raises(activation.ActivationError) as info:
+        activation.deactivate()
+    msg = str(info.value)
+    assert str(sites["base"] / "pip_variants.pth") in msg
+    assert "base installation" in msg and "Permission denied" in msg
+    assert "PIP_NO_VARIANTS=1" in msg and "pip stays variant-aware here" in msg
+    assert {p.parent for p in info.value.done} == {sites["venv"]}
+    assert activation.shim_report().site == str(sites["base"])
