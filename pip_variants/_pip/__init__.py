@@ -7,7 +7,7 @@ restores every patched attribute.
 
 Hooks, one module each (PIP-HOOKS §10): H1 :mod:`.wheel`, H2–H5 :mod:`.finder`,
 H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
-:mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`. Release
+:mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13-H16 :mod:`.abi_resolution` (ABI dependencies). Release
 differences live in :mod:`._compat`.
 """
 
@@ -33,6 +33,8 @@ HOOKS: Dict[str, str] = {
     "pip._internal.index.sources": "sources",
     "pip._internal.resolution.resolvelib.factory": "factory",
     "pip._internal.resolution.resolvelib.candidates": "candidates",
+    "pip._internal.resolution.resolvelib.found_candidates": "abi_resolution",
+    "pip._internal.resolution.resolvelib.resolver": "abi_resolution",
     "pip._internal.cli.req_command": "req_command",
     "pip._internal.models.installation_report": "report",
     "pip._internal.operations.prepare": "prepare",

@@ -25,6 +25,13 @@ TARGETS = [
     ("pip._internal.commands.download", "DownloadCommand", "add_options"),
     ("pip._internal.commands.wheel", "WheelCommand", "add_options"),
     ("pip._internal.commands.lock", "LockCommand", "add_options"),
+    # H13-H16 (ABI dependencies); ``None``: a module-level function
+    ("pip._internal.resolution.resolvelib.resolver", "Resolver", "resolve"),
+    ("pip._internal.resolution.resolvelib.candidates", "_InstallRequirementBackedCandidate", "iter_dependencies"),
+    ("pip._internal.resolution.resolvelib.factory", "Factory", "get_installation_error"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_prepended"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_inserted"),
 ]
 
 
@@ -35,7 +42,7 @@ def _present():
             module = importlib.import_module(module_name)
         except ImportError:
             continue
-        cls = getattr(module, class_name, None)
+        cls = module if class_name is None else getattr(module, class_name, None)
         if cls is not None and attr in cls.__dict__:
             out.append((cls, attr))
     return out
