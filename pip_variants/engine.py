@@ -146,7 +146,7 @@ def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[Nam
         if rej.reason == "unsupported" and rej.namespace in namespaces:
             src = sources.get((rej.namespace, canonical_name(rej.feature)))
             if src is not None and src.version is not None:
-                rejected[label] = replace(rej, detail=f"{src.describe()}")
+                rejected[label] = replace(rej, supported=(), detail=src.describe())
     abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
     for label in ranking.order + ((forced,) if forced else ()):
         props = metadata.variants.get(label, {})
