@@ -23,10 +23,18 @@ Every wrapper falls back to stock behaviour on an internal error.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from . import _compat, _patching, messages
 from .state import STATE, selecting
+
+def STATE_ENV_READER() -> Dict[str, str]:
+    """The running environment's distributions (pip runs inside the target)."""
+    from ..abi import _installed_versions
+
+    return _installed_versions()
+
 
 __all__ = ["patch", "patch_candidates", "patch_factory", "abi_requirements", "register_builds"]
 
@@ -66,6 +74,10 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                         for name, dist in getattr(factory, "_installed_dists", {}).items()
                     }
 
+                if os.environ.get("PIP_VARIANTS_EXPLAIN_FILE"):
+                    # `pip-variants explain` runs pip with --ignore-installed
+                    # in the target environment: show what `pip install` would see.
+                    installed = STATE_ENV_READER
                 named = [r.name for r in root_reqs if getattr(r, "name", None)]
                 eager = getattr(self, "_upgrade_strategy", "") == "eager" or bool(
                     getattr(factory, "_force_reinstall", False)

@@ -120,3 +120,20 @@ def test_plain_wheel_when_no_build_fits(variant_venv, publish, chain):
     _, report, err = pick(variant_venv, chain, "kern-like", **H100)
     assert (chosen_filename(report_item(report, "torch-like")), chosen_filename(report_item(report, "kern-like"))) == (
         "torch_like-2.8.0-py3-none-any-cu128.whl", "kern_like-1.0-py3-none-any-t28.whl"), err
+
+
+def test_explain_shows_abi_properties_and_version_sources(fresh_venv, chain):
+    from support.venvs import run_python
+
+    def explain():
+        proc = run_python(fresh_venv, "-m", "pip_variants", "explain", "attn-like", *index_args(chain), env=H100)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = explain()
+    assert "abi_dependency :: torch_like :: 2.9" in out, out
+    assert "version of torch-like: the version pip resolves" in out, out
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    out = explain()
+    assert "version of torch-like 2.8.0 (installed in the target environment)" in out, out
+    assert "pip chooses attn_like-1.0-py3-none-any-torch28.whl" in out, out
