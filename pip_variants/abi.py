@@ -18,7 +18,7 @@ Where the version of the dependency comes from, first rule wins
    newest first, and the chosen wheel carries the requirement ``NAME==V.*``
    so that the pair the resolver settles on is consistent.
 
-Pure: imports no pip (``packaging`` only, when a value is compared).
+Pure: imports no pip, and not even ``packaging``.
 """
 
 from __future__ import annotations
@@ -74,16 +74,25 @@ def parse_value(value: str) -> Optional[Tuple[int, ...]]:
     return tuple(int(p) for p in value.split("."))
 
 
-def _release(version: str) -> Optional[Tuple[int, ...]]:
-    from packaging.version import InvalidVersion, Version
+# PEP 440, as far as a prefix match needs it: epoch, release, then any
+# pre/post/dev suffix and local label (which ``==V.*`` ignores). A regular
+# expression instead of ``packaging.version``: pip runs this in-process, and
+# the import would cost more than every comparison of a release together.
+_VERSION_RE = re.compile(
+    r"^\s*v?(?:(?P<epoch>\d+)!)?(?P<release>\d+(?:\.\d+)*)"
+    r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?"
+    r"(?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?"
+    r"(?:[-_.]?dev[-_.]?\d*)?"
+    r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$",
+    re.IGNORECASE,
+)
 
-    try:
-        v = Version(version)
-    except InvalidVersion:
+
+def _release(version: str) -> Optional[Tuple[int, ...]]:
+    m = _VERSION_RE.match(version)
+    if m is None or int(m.group("epoch") or 0) != 0:  # PROVIDERS.md §2.7: other epochs are unsupported
         return None
-    if v.epoch != 0:  # PROVIDERS.md §2.7: other epochs are unsupported
-        return None
-    return v.release
+    return tuple(int(p) for p in m.group("release").split("."))
 
 
 def value_matches(value: str, version: str) -> bool:

@@ -21,7 +21,7 @@ V020 = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
 
 @pytest.mark.parametrize("value, version, fits", [
     ("2", "2.9.1", True), ("2.9", "2.9.0", True), ("2.9", "2.9.0rc1", True), ("2.9", "2.10.0", False),
-    ("2.8.0", "2.8", True), ("2.8.0", "2.8.0.post1", True), ("2.0", "2", True), ("2.0", "2.1", False),
+    ("2.8.0", "2.8", True), ("2.8.0", "2.8.0.post1", True), ("2.9", "2.9.0+cu128", True), ("2.0", "2", True), ("2.0", "2.1", False),
     ("2.9", "1!2.9.0", False),  # other epochs are unsupported
     ("2.9.0.1", "2.9.0.1", False),  # at most three components
     ("v2", "2.0", False), ("2.9", "not a version", False),
