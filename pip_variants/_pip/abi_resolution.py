@@ -194,7 +194,9 @@ def _with_alternates(run: Callable[[Iterator[Any]], Iterator[Any]], infos: Itera
 
 def _wrap_iter_built(original: Callable[..., Any]) -> Callable[..., Any]:
     def _iter_built(infos: Any) -> Any:
-        if not STATE.abi_links:
+        # Not STATE.abi_links: the finder runs (and may record the first ABI
+        # build) only once this very iterator reads its first info.
+        if not selecting():
             return original(infos)
         return _with_alternates(original, infos)
 
@@ -203,7 +205,7 @@ def _wrap_iter_built(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def _wrap_iter_built_with_installed(original: Callable[..., Any]) -> Callable[..., Any]:
     def _iter_built_with(installed: Any, infos: Any) -> Any:
-        if not STATE.abi_links:
+        if not selecting():
             return original(installed, infos)
         return _with_alternates(lambda stream: original(installed, stream), infos)
 

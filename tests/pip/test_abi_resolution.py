@@ -116,3 +116,36 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
         "pip-variants: attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency); "
         "torch-like==2.7.0 (requested) is being installed"
     ]
+
+
+def test_a_failing_abi_hook_keeps_the_wheels_own_dependencies(patched, monkeypatch):
+    infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch29.whl", T29))
+    cand = infos[0][1]()
+    cand._factory, cand._ireq = object(), None
+
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(abi_resolution._compat, "make_requirements", broken)
+    wrapped = abi_resolution._wrap_iter_dependencies(lambda self, with_requires: iter(["torch-like"]))
+    assert list(wrapped(cand, True)) == ["torch-like"]
+    assert STATE.broken  # stock behaviour from now on, after one warning
+    assert list(wrapped(cand, True)) == ["torch-like"]
+
+
+def test_abi_builds_recorded_while_the_first_iteration_runs_are_offered(patched):
+    # The finder records ABI builds (H4) only when the iterator reads its first
+    # info: the very first iteration must already offer the other builds.
+    from pip._internal.resolution.resolvelib import found_candidates as fc
+
+    STATE.enabled = True
+    assert not STATE.abi_links
+
+    def infos():
+        yield from _infos(
+            ("1.0", "d-1.0-py3-none-any-t29.whl", T29),
+            ("1.0", "d-1.0-py3-none-any-t28.whl", T28),
+        )
+
+    assert _names(fc._iter_built(infos())) == [
+        ("1.0", "d-1.0-py3-none-any-t29.whl"), ("1.0", "d-1.0-py3-none-any-t28.whl")]
