@@ -137,3 +137,10 @@ def test_explain_shows_abi_properties_and_version_sources(fresh_venv, chain):
     out = explain()
     assert "version of torch-like 2.8.0 (installed in the target environment)" in out, out
     assert "pip chooses attn_like-1.0-py3-none-any-torch28.whl" in out, out
+
+
+def test_backtracks_to_the_other_build_when_a_dependency_caps_torch(variant_venv, chain, dist):
+    chain.add_files("other-like", [build_wheel(dist / "o", "other-like", "1.0", requires=["torch-like<2.9"])])
+    _, report, err = pick(variant_venv, chain, "attn-like", "other-like", **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+    assert_clean(err)
