@@ -25,6 +25,8 @@ WATCHED = frozenset(
         "pip._internal.index.sources",
         "pip._internal.resolution.resolvelib.factory",
         "pip._internal.resolution.resolvelib.candidates",
+        "pip._internal.resolution.resolvelib.found_candidates",
+        "pip._internal.resolution.resolvelib.resolver",
         "pip._internal.cli.req_command",
         "pip._internal.models.installation_report",
         "pip._internal.operations.prepare",

@@ -8,9 +8,10 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
+from .abi import AbiRequirement, AbiSource, requirements_for
 from .filename import NULL_LABEL
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
@@ -86,6 +87,12 @@ class Selection:
     answers: Tuple[NamespaceSupport, ...]
     forced: Optional[str] = None
     forced_problem: Optional[Rejection] = None
+    #: label -> what its ABI-dependency properties require of the resolver
+    abi: Mapping[str, Tuple[AbiRequirement, ...]] = field(default_factory=dict)
+
+    @property
+    def abi_sources(self) -> Tuple[AbiSource, ...]:
+        return tuple(s for a in self.answers for s in a.abi_sources)
 
     @property
     def order(self) -> Tuple[str, ...]:
@@ -129,6 +136,30 @@ class Selection:
         return f"{self.project} {self.version}: variant {label} ({why}){extra}"
 
 
+def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
+              forced: Optional[str]) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]]]:
+    """ABI rejections say which version was seen; allowed labels get their requirements."""
+    sources = {(a.namespace, s.project): s for a in answers for s in a.abi_sources}
+    namespaces = {a.namespace for a in answers}
+    rejected = dict(ranking.rejected)
+    for label, rej in ranking.rejected.items():
+        if rej.reason == "unsupported" and rej.namespace in namespaces:
+            src = sources.get((rej.namespace, canonical_name(rej.feature)))
+            if src is not None and src.version is not None:
+                rejected[label] = replace(rej, supported=(), detail=src.describe())
+    abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
+    for label in ranking.order + ((forced,) if forced else ()):
+        props = metadata.variants.get(label, {})
+        reqs: Tuple[AbiRequirement, ...] = ()
+        for ns in namespaces:
+            binding = {f: v for f, v in props.get(ns, {}).items()
+                       if (src := sources.get((ns, canonical_name(f)))) is not None and src.binds}
+            reqs += requirements_for(binding)
+        if reqs:
+            abi[label] = reqs
+    return Ranking(ranking.order, rejected), abi
+
+
 class VariantEngine:
     def __init__(self, settings: VariantSettings = VariantSettings(),
                  plugin_installer: Optional[PluginInstaller] = None) -> None:
@@ -159,7 +190,11 @@ class VariantEngine:
                 available = [l for l in labels if l in metadata.variants]
                 raise VariantLabelNotFound(project, version, forced, available)
             problem = find_incompatibility(forced, metadata.variants[forced], supported)
-        return Selection(project, version, metadata, ranking, supported, answers, forced, problem)
+        abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
+        abi_answers = [a for a in answers if a.abi_sources]
+        if abi_answers:
+            ranking, abi = _abi_view(metadata, ranking, abi_answers, forced)
+        return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi)
 
     def check_wheel(self, project: str, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
         """Is a single local variant wheel of ``project`` usable here? ``None`` when it is.

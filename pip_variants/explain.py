@@ -26,7 +26,11 @@ Record format (``explain-record`` version 1), one object per line::
         "namespaces": ["nvidia", "x86_64"],
         "variants": {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}},
         "supported": {"nvidia": {"cuda_version_lower_bound": ["12.8", "12.7"]}},
-        "providers": [{"namespace": "nvidia", "source": "builtin:nvidia", "notice": null}]}}
+        "providers": [{"namespace": "nvidia", "source": "builtin:nvidia", "notice": null},
+                      {"namespace": "abi_dependency", "source": "builtin:abi_dependency", "notice": null,
+                       "abi": [{"project": "torch", "version": "2.9.0" | null, "origin": "installed",
+                                "text": "torch 2.9.0 (installed in the target environment)"}]}]}}
+                      # origin: VARIANT_ABI_DEPENDENCY, profile, installed, resolver (version null)
 
 Readers ignore unknown keys and lines that are not JSON objects, so the hooks
 may add fields later without breaking older CLIs.
@@ -110,7 +114,10 @@ def selection_to_json(selection: Any) -> Dict[str, Any]:
         "variants": {str(l): _props_json(p) for l, p in metadata.variants.items()},
         "supported": _props_json(selection.supported),
         "providers": [
-            {"namespace": a.namespace, "source": a.source, "notice": a.notice}
+            dict({"namespace": a.namespace, "source": a.source, "notice": a.notice},
+                 **({"abi": [{"project": src.project, "version": src.version, "origin": src.origin,
+                              "text": src.describe()} for src in a.abi_sources]}
+                    if getattr(a, "abi_sources", ()) else {}))
             for a in getattr(selection, "answers", ())
         ],
     }
@@ -223,14 +230,19 @@ class ProviderAnswer:
     source: str
     supported: Mapping[str, Tuple[str, ...]]
     notice: Optional[str] = None
+    #: ABI-dependency namespaces: one line per dependency, where its version came from
+    abi: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
-        return {
+        out = {
             "namespace": self.namespace,
             "source": self.source,
             "supported": {f: list(v) for f, v in self.supported.items()},
             "notice": self.notice,
         }
+        if self.abi:
+            out["abi"] = list(self.abi)
+        return out
 
 
 @dataclass(frozen=True)
@@ -389,8 +401,13 @@ def _providers_of(rec: Mapping[str, Any]) -> List[ProviderAnswer]:
         ns = str(p.get("namespace", ""))
         feats = supported.get(ns, {}) or {}
         out.append(ProviderAnswer(ns, str(p.get("source", "")), {f: tuple(v) for f, v in feats.items()},
-                                  p.get("notice")))
+                                  p.get("notice"), _abi_lines(p.get("abi"))))
     return out
+
+
+def _abi_lines(entries: Any) -> Tuple[str, ...]:
+    """``torch-like 2.9.0 (installed in the target environment)`` per ABI dependency."""
+    return tuple(str(e.get("text", "")) for e in entries or () if isinstance(e, Mapping))
 
 
 def build_explanation(
@@ -540,6 +557,8 @@ def render(expl: Explanation) -> str:
                     lines.append(f"    {f}: {_short(list(values))}")
             else:
                 lines.append("    nothing")
+            for line in p.abi:
+                lines.append(f"    version of {line}")
             if p.notice:
                 lines.append(f"    note: {p.notice}")
     for note in expl.notes:

@@ -611,7 +611,14 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
         prio["property"] = {
             ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
         }
-    providers = {ns: _provider_to_json(md.provider(ns)) for ns in md.namespaces}
+    # A 0.1.x file lists the literal abi_dependency namespace without a provider
+    # table: in 0.2.0 it is the built-in provider.
+    providers = {
+        ns: _provider_to_json(
+            md.provider(ns) if ns != ABI_DEPENDENCY or ns in md.providers else ProviderInfo(ns, builtin=ABI_DEPENDENCY)
+        )
+        for ns in md.namespaces
+    }
     for ns, entry in providers.items():
         if not entry:
             raise InvalidVariantMetadata(md.source, f"no provider information for namespace {ns!r}")

@@ -222,6 +222,18 @@ def _default_provider(ns: str) -> Optional[ProviderInfo]:
     return ProviderInfo(ns, requires=tuple(entry["requires"]), plugin_api=entry.get("plugin-api"))  # type: ignore[arg-type]
 
 
+def _check_abi_values(props: Sequence[VariantProperty]) -> None:
+    """``abi_dependency :: NAME :: V``: V is a release prefix of 1-3 numbers (PROVIDERS.md §2.7)."""
+    from .abi import parse_value
+
+    for p in props:
+        if p.namespace == ABI_DEPENDENCY and parse_value(p.value) is None:
+            raise PublishError(
+                f"abi_dependency :: {p.feature} :: {p.value}: the value must be a release prefix with 1 to 3 "
+                f"numbers, matched like =={p.value.split('.')[0] or 'V'}.* (e.g. 2, 2.9 or 2.9.1)"
+            )
+
+
 def build_variant_metadata(
     label: str,
     properties: Sequence[str],
@@ -267,6 +279,12 @@ def build_variant_metadata(
         ns_order = used + [ns for ns in specs if ns not in used]
     if ABI_DEPENDENCY in ns_order:
         raise PublishError("abi_dependency is reserved: it is used in properties but never listed in --namespaces")
+    _check_abi_values(props)
+    abi_only = not ns_order and any(p.namespace == ABI_DEPENDENCY for p in props)
+    if abi_only:
+        # Nothing else to list, and a namespace list may not be empty: declare
+        # the literal namespace as the built-in provider (Providers PEP form).
+        ns_order = [ABI_DEPENDENCY]
     if not ns_order:
         raise PublishError(
             "no namespace to list: give the release's namespaces in priority order, "
@@ -278,7 +296,9 @@ def build_variant_metadata(
     infos: Dict[str, ProviderInfo] = {}
     for ns in ns_order:
         spec = specs.get(ns)
-        if spec is None and release is not None and ns in release.providers:
+        if ns == ABI_DEPENDENCY:
+            infos[ns] = ProviderInfo(ns, builtin=ABI_DEPENDENCY)
+        elif spec is None and release is not None and ns in release.providers:
             infos[ns] = release.providers[ns]
         elif spec is None:
             info = _default_provider(ns)

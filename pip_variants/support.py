@@ -3,7 +3,7 @@
 The resolution ladder of the Providers PEP (PROVIDERS.md §3.3), first rule wins:
 
 1. disabled (``optional`` and not enabled, disabled by the user, legacy
-   ``enable-if`` false, unimplemented ``abi_dependency``) -> nothing supported;
+   ``enable-if`` false) -> nothing supported;
 2. the metadata's own ``static-properties``;
 3. the user's profile (``--variant-profile``);
 4. a built-in provider (a reimplementation of the published plugin);
@@ -11,6 +11,10 @@ The resolution ladder of the Providers PEP (PROVIDERS.md §3.3), first rule wins
 6. a plugin the user allowed by name (``--allow-variant-plugin``), installed
    into an isolated directory;
 7. anything else is untrusted: nothing supported, never installed or run.
+
+The ABI-dependency namespace (``abi_dependency``, or any ``{"builtin":
+"abi_dependency"}`` entry) sits outside the ladder: :mod:`pip_variants.abi`
+answers it from the dependency versions of the target.
 
 Imports no pip. Plugins always run out of process.
 """
@@ -21,7 +25,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
+from .abi import AbiContext, AbiSource, is_abi_provider, supported_values
+from .metadata import ProviderInfo, VariantMetadata
 from .properties import Supported
 from .providers.base import FeatureConfig, ProviderError, configs_to_supported
 
@@ -48,6 +53,8 @@ class SupportSettings:
     marker_environment: Optional[Mapping[str, str]] = None
     use_cache: bool = True
     plugin_timeout: float = 30.0
+    #: the ABI provider's inputs; ``None``: this process's environment and ``VARIANT_ABI_DEPENDENCY``
+    abi: Optional[AbiContext] = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ class NamespaceSupport:
     features: Mapping[str, Tuple[str, ...]]
     source: str  # "static", "profile", "builtin:<name>", "plugin:<api>", "disabled", "untrusted", "failed"
     notice: Optional[str] = None
+    #: ABI-dependency namespaces: where each dependency's version came from
+    abi_sources: Tuple[AbiSource, ...] = ()
 
 
 class StrictVariantError(Exception):
@@ -188,6 +197,7 @@ class SupportResolver:
         self.settings = settings
         self.plugin_installer = plugin_installer
         self._memo: Dict[ProviderInfo, NamespaceSupport] = {}
+        self._abi: Optional[AbiContext] = settings.abi
 
     # -- public -------------------------------------------------------------------
 
@@ -199,11 +209,41 @@ class SupportResolver:
             ns for ns in metadata.used_namespaces if ns not in metadata.namespaces
         ]
         for ns in namespaces:
-            answer = self.namespace_support(metadata.provider(ns))
+            info = metadata.provider(ns)
+            if is_abi_provider(ns, info.builtin):
+                answer = self.abi_support(info, metadata)
+            else:
+                answer = self.namespace_support(info)
             answers.append(answer)
             if answer.features:
                 supported[ns] = dict(answer.features)
         return supported, answers
+
+    @property
+    def abi_context(self) -> AbiContext:
+        if self._abi is None:
+            self._abi = AbiContext.from_environment(profile=self.settings.profile)
+        return self._abi
+
+    def abi_support(self, info: ProviderInfo, metadata: VariantMetadata) -> NamespaceSupport:
+        """The ABI provider for one release: per dependency, the values that fit
+        its version (fixed), or every declared value (the resolver chooses)."""
+        ns = info.namespace
+        off = self._disabled(info)
+        if off is not None:
+            return off
+        declared: Dict[str, List[str]] = {}
+        for props in metadata.variants.values():
+            for feature, values in props.get(ns, {}).items():
+                declared.setdefault(feature, []).extend(values)
+        ctx = self.abi_context
+        features: Dict[str, Tuple[str, ...]] = {}
+        sources = []
+        for feature, values in declared.items():
+            source = ctx.source_for(feature)
+            sources.append(source)
+            features[feature] = supported_values(values, source.version)
+        return NamespaceSupport(ns, features, "builtin:abi_dependency", None, tuple(sources))
 
     def namespace_support(self, info: ProviderInfo) -> NamespaceSupport:
         if info not in self._memo:
@@ -212,7 +252,7 @@ class SupportResolver:
 
     # -- the ladder ---------------------------------------------------------------
 
-    def _resolve(self, info: ProviderInfo) -> NamespaceSupport:
+    def _disabled(self, info: ProviderInfo) -> Optional[NamespaceSupport]:
         ns = info.namespace
         s = self.settings
         enabled_optional = ns in s.enabled_optional or ":all:" in s.enabled_optional
@@ -225,10 +265,18 @@ class SupportResolver:
             )
         if info.enable_if is not None and not self._marker_true(info.enable_if):
             return NamespaceSupport(ns, {}, "disabled", None)
-        if ns == ABI_DEPENDENCY or info.builtin is not None:
+        return None
+
+    def _resolve(self, info: ProviderInfo) -> NamespaceSupport:
+        ns = info.namespace
+        s = self.settings
+        off = self._disabled(info)
+        if off is not None:
+            return off
+        if info.builtin is not None:  # a built-in this release does not know
             return NamespaceSupport(
                 ns, {}, "disabled",
-                f"variants using {ns!r} skipped (abi_dependency is not implemented by pip-variants)",
+                f"variants using {ns!r} skipped (built-in provider {info.builtin!r} is unknown to pip-variants)",
             )
         if info.static_properties is not None:
             return NamespaceSupport(ns, {f: v for f, v in info.static_properties if v}, "static")

@@ -95,10 +95,17 @@ def test_untrusted_plugin_is_never_run():  # test 13 / §11 behaviour 22
     assert any("--allow-variant-plugin provider-fictional-hw" in n for n in sel.notices)
 
 
-def test_builtin_abi_dependency_is_skipped_with_notice():  # test 16
+def test_builtin_abi_dependency_is_answered_by_the_abi_provider():  # test 16, now implemented
     md = release({"abi": {"builtin": "abi_dependency"}}, {"t29": {"abi": {"torch": ["2.9"]}}})
     sel = VariantEngine().select("pkg", "1.0", md)
-    assert sel.order == () and any("abi_dependency" in n for n in sel.notices)
+    assert sel.order == ("t29",) and not sel.notices  # torch absent here: the resolver chooses
+    assert [str(r) for r in sel.abi["t29"]] == ["torch==2.9.*"]
+
+
+def test_unknown_builtin_is_skipped_with_notice():
+    md = release({"abi": {"builtin": "gpu_magic"}}, {"t29": {"abi": {"torch": ["2.9"]}}})
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == () and any("gpu_magic" in n for n in sel.notices)
 
 
 def test_enable_if_evaluated_against_target_environment():  # §11 behaviour 17

@@ -8,8 +8,8 @@ restores every patched attribute.
 Hooks, one module each (PIP-HOOKS §10): H1 :mod:`.wheel`, H2–H5 :mod:`.finder`,
 H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
 :mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13
-:mod:`.show` (``pip show`` / ``inspect`` / ``list -v``). Release differences live in
-:mod:`._compat`.
+:mod:`.show` (``pip show`` / ``inspect`` / ``list -v``), H14-H17 :mod:`.abi_resolution` (ABI
+dependencies). Release differences live in :mod:`._compat`.
 
 On a pip newer than the tested range, each watched module is patched only when
 :func:`.shape.problems` finds every hook point with the shape its hook expects;
@@ -44,6 +44,8 @@ HOOKS: Dict[str, str] = {
     "pip._internal.index.sources": "sources",
     "pip._internal.resolution.resolvelib.factory": "factory",
     "pip._internal.resolution.resolvelib.candidates": "candidates",
+    "pip._internal.resolution.resolvelib.found_candidates": "abi_resolution",
+    "pip._internal.resolution.resolvelib.resolver": "abi_resolution",
     "pip._internal.cli.req_command": "req_command",
     "pip._internal.models.installation_report": "report",
     "pip._internal.operations.prepare": "prepare",

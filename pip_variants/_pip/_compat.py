@@ -32,6 +32,8 @@ __all__ = [
     "cross_target_options",
     "get_runnable_pip",
     "link_source",
+    "MetadataInvalid",
+    "make_requirements",
 ]
 
 
@@ -86,6 +88,13 @@ def tested_range_text() -> str:
 # `pip._internal.exceptions` is a module up to 26.2 and a package re-exporting
 # these names on `main`: import them from the package path only (§5.1).
 from pip._internal.exceptions import InstallationError, MetadataInconsistent, UnsupportedWheel
+
+try:  # 24.1+: invalid metadata makes pip skip a version
+    from pip._internal.exceptions import MetadataInvalid
+except ImportError:  # pragma: no cover - 23.2-24.0
+
+    class MetadataInvalid(Exception):  # type: ignore[no-redef]
+        """Never raised by these releases."""
 
 # pip compares its candidates' versions with its vendored packaging; never mix
 # them with top-level packaging objects (§6.12).
@@ -172,3 +181,13 @@ def link_source(link: Any) -> str:
         url = getattr(comes_from, "url", comes_from)
         return str(url).split("#", 1)[0]
     return link.url_without_fragment.rsplit("/", 1)[0]
+
+
+def make_requirements(factory: Any, spec: str, comes_from: Any) -> List[Any]:
+    """Resolver requirements for one PEP 508 string: ``make_requirement_from_spec``
+    (one or ``None``) up to 23.x, ``make_requirements_from_spec`` (an iterator) later."""
+    plural = getattr(factory, "make_requirements_from_spec", None)
+    if plural is not None:
+        return list(plural(spec, comes_from))
+    req = factory.make_requirement_from_spec(spec, comes_from)
+    return [req] if req is not None else []

@@ -80,4 +80,7 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def patch(module: Any) -> None:
+    from .abi_resolution import patch_candidates
+
     _patching.patch(module._InstallRequirementBackedCandidate, "_check_metadata_consistency", _wrap)
+    patch_candidates(module)  # H15 lives with the other ABI hooks

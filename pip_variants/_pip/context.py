@@ -347,7 +347,15 @@ class FinderContext:
                 text = dumps(out.metadata)
             except InvalidVariantMetadata:
                 text = None
+        abi = out.selection.abi.get(label, ()) if out.selection is not None else ()
+        if abi:
+            from .abi_resolution import register_builds
+
+            STATE.abi_links = True
+            register_builds(out.selection.project, out.selection.version,  # type: ignore[union-attr]
+                            tuple(r for reqs in out.selection.abi.values() for r in reqs))  # type: ignore[union-attr]
         STATE.chosen[link.url_without_fragment] = ChosenVariant(
+            abi=abi,
             label=label,
             properties=list(format_property_set(props)),
             variants_json_url=out.json_url,

@@ -102,4 +102,7 @@ class _UrlLink:
 
 
 def patch(module: Any) -> None:
+    from .abi_resolution import patch_factory
+
     _patching.patch(module.Factory, "_fail_if_link_is_unsupported_wheel", _wrap)
+    patch_factory(module)  # H17 lives with the other ABI hooks

@@ -168,8 +168,17 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
 
     def make_engine() -> Any:
         # Deferred: only a pip run that meets a variant wheel pays for the core.
+        from ..abi import AbiContext
         from ..engine import VariantEngine, VariantSettings
         from ..support import SupportSettings
+
+        if STATE.abi_context is None:
+            STATE.abi_context = AbiContext.from_environment(profile=profile)
+            if STATE.abi_binding is not None:
+                STATE.abi_context.bind(*STATE.abi_binding)
+        abi = STATE.abi_context
+        for problem in abi.problems:
+            messages.warn_once(f"pip-variants: {problem}")
 
         support = SupportSettings(
             profile=profile,
@@ -179,6 +188,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             strict=opts.strict,
             python=sys.executable,
             plugin_timeout=_plugin_timeout(),
+            abi=abi,
         )
         return VariantEngine(
             VariantSettings(enabled=True, forced=forced, support=support),

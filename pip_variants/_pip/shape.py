@@ -41,9 +41,19 @@ EXPECTED: Dict[str, Tuple[Point, ...]] = {
     ),
     "pip._internal.resolution.resolvelib.factory": (
         ("Factory", "_fail_if_link_is_unsupported_wheel", "function", ("self", "link")),
+        ("Factory", "get_installation_error", "function", ("self", "e")),
     ),
     "pip._internal.resolution.resolvelib.candidates": (
         ("_InstallRequirementBackedCandidate", "_check_metadata_consistency", "function", ("self", "dist")),
+        ("_InstallRequirementBackedCandidate", "iter_dependencies", "function", ("self", "with_requires")),
+    ),
+    "pip._internal.resolution.resolvelib.resolver": (
+        ("Resolver", "resolve", "function", ("self", "root_reqs")),
+    ),
+    "pip._internal.resolution.resolvelib.found_candidates": (
+        ("", "_iter_built", "function", ("infos",)),
+        ("", "_iter_built_with_prepended", "function", ("installed", "infos")),
+        ("", "_iter_built_with_inserted", "function", ("installed", "infos")),
     ),
     "pip._internal.cli.req_command": (
         ("RequirementCommand", "_build_package_finder", "function", ("self", "options", "session")),

@@ -7,7 +7,7 @@ reads these flags first and passes straight through when variants are off.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "reset"]
 
@@ -19,7 +19,7 @@ __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enable
 class ChosenVariant:
     """What the report (H9) and ``pip download`` (H10) need about a variant link."""
 
-    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version")
+    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version", "abi")
 
     def __init__(
         self,
@@ -29,6 +29,7 @@ class ChosenVariant:
         json_bytes: Optional[bytes] = None,
         json_text: Optional[str] = None,
         name_version: Optional[Tuple[str, str]] = None,
+        abi: Tuple[Any, ...] = (),
     ) -> None:
         self.label = label
         self.properties = properties
@@ -39,6 +40,8 @@ class ChosenVariant:
         self.json_text = json_text
         #: ``(name, version)`` as written in the wheel filename
         self.name_version = name_version
+        #: ``AbiRequirement`` s the resolver must honour for this wheel (H15)
+        self.abi = abi
 
 
 class ProcessState:
@@ -55,6 +58,14 @@ class ProcessState:
         self.command: Optional[str] = None
         #: link URL (no fragment) -> what was chosen, for H9 / H10
         self.chosen: Dict[str, ChosenVariant] = {}
+        #: some chosen wheel carries ABI requirements (H15/H16 act only then)
+        self.abi_links = False
+        #: (canonical name, version) -> {dependency: ABI values of its builds} (H17)
+        self.abi_builds: Dict[Tuple[str, str], Dict[str, Set[str]]] = {}
+        #: the command's :class:`pip_variants.abi.AbiContext` (H8 makes it, H14 fills it)
+        self.abi_context: Optional[Any] = None
+        #: H14's ``(installed reader, named projects, all changing)`` for that context
+        self.abi_binding: Optional[Tuple[Any, List[str], bool]] = None
 
 
 STATE = ProcessState()

@@ -25,11 +25,18 @@ TARGETS = [
     ("pip._internal.commands.download", "DownloadCommand", "add_options"),
     ("pip._internal.commands.wheel", "WheelCommand", "add_options"),
     ("pip._internal.commands.lock", "LockCommand", "add_options"),
-    # H13: pip show / inspect / list -v (class "" = a module-level function)
+    # H13: pip show / inspect / list -v (class "" or None = a module-level function)
     ("pip._internal.commands.show", "", "print_results"),
     ("pip._internal.commands.inspect", "InspectCommand", "_dist_to_dict"),
     ("pip._internal.commands.list", "", "format_for_columns"),
     ("pip._internal.commands.list", "", "format_for_json"),
+    # H14-H17 (ABI dependencies)
+    ("pip._internal.resolution.resolvelib.resolver", "Resolver", "resolve"),
+    ("pip._internal.resolution.resolvelib.candidates", "_InstallRequirementBackedCandidate", "iter_dependencies"),
+    ("pip._internal.resolution.resolvelib.factory", "Factory", "get_installation_error"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_prepended"),
+    ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_inserted"),
 ]
 
 

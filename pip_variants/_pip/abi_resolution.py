@@ -1,0 +1,284 @@
+"""H14–H17: ABI-dependency variants inside pip's resolver.
+
+A variant built against ``torch 2.9`` (``abi_dependency :: torch :: 2.9``) is
+only right next to a torch the resolver picks in the same run. The finder
+(H4) cannot know that version, so the decision is handed to resolvelib:
+
+H14 ``Resolver.resolve``: before resolution starts, tell the ABI provider the
+    target environment's installed versions and which projects the command
+    names (their versions are the resolver's to choose, the others stay fixed).
+H15 ``_InstallRequirementBackedCandidate.iter_dependencies``: a chosen ABI
+    variant carries ``torch==2.9.*`` as one more dependency, so the resolver
+    sees a conflict, and backtracks, exactly when the pair would not match.
+H16 ``found_candidates._iter_built*``: pip keeps one candidate per version;
+    for a release with ABI variants, the best wheel of each distinct ABI
+    requirement set (and then the null or plain wheel) of the same version
+    is offered too, right after the first one, so the resolver tries another
+    build of the same version before an older version.
+H17 ``Factory.get_installation_error``: when it still fails, one line names
+    the builds that exist and the version being installed.
+
+Every wrapper falls back to stock behaviour on an internal error.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+from . import _compat, _patching, messages
+from .state import STATE, selecting
+
+def STATE_ENV_READER() -> Dict[str, str]:
+    """The running environment's distributions (pip runs inside the target)."""
+    from ..abi import _installed_versions
+
+    return _installed_versions()
+
+
+__all__ = ["patch", "patch_candidates", "patch_factory", "abi_requirements", "register_builds"]
+
+
+def _requirements_of(link: Any) -> Tuple[Any, ...]:
+    chosen = STATE.chosen.get(link.url_without_fragment) if link is not None else None
+    return getattr(chosen, "abi", ()) if chosen is not None else ()
+
+
+def abi_requirements(candidate: Any) -> Tuple[Any, ...]:
+    """The :class:`~pip_variants.abi.AbiRequirement` s a candidate's wheel carries."""
+    if not STATE.abi_links:
+        return ()
+    return _requirements_of(getattr(candidate, "_link", None))
+
+
+def register_builds(project: str, version: str, requirements: Tuple[Any, ...]) -> None:
+    """Remember which ABI builds a release has, for H17's message."""
+    builds = STATE.abi_builds.setdefault((_compat.canonical_name(project), version), {})
+    for req in requirements:
+        builds.setdefault(req.project, set()).update(req.values)
+
+
+# ----------------------------------------------------------------------------- H14
+
+
+def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
+    def resolve(self: Any, root_reqs: Any, *args: Any, **kwargs: Any) -> Any:
+        if selecting():
+            try:
+                factory = self.factory
+
+                def installed() -> Dict[str, str]:
+                    # pip's view of the target environment (--prefix, --target, --user included)
+                    return {
+                        _compat.canonical_name(name): str(dist.version)
+                        for name, dist in getattr(factory, "_installed_dists", {}).items()
+                    }
+
+                if os.environ.get("PIP_VARIANTS_EXPLAIN_FILE"):
+                    # `pip-variants explain` runs pip with --ignore-installed
+                    # in the target environment: show what `pip install` would see.
+                    installed = STATE_ENV_READER
+                named = [r.name for r in root_reqs if getattr(r, "name", None)]
+                eager = getattr(self, "_upgrade_strategy", "") == "eager" or bool(
+                    getattr(factory, "_force_reinstall", False)
+                )
+                # The engine (and its ABI context) is built when the first
+                # variant shows up, usually after this point: keep the binding.
+                STATE.abi_binding = (installed, named, eager)
+                if STATE.abi_context is not None:
+                    STATE.abi_context.bind(installed, named, eager)
+            except Exception as exc:
+                messages.internal_error("Resolver.resolve", exc)
+        return original(self, root_reqs, *args, **kwargs)
+
+    return resolve
+
+
+# ----------------------------------------------------------------------------- H15
+
+
+def _wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+    def iter_dependencies(self: Any, with_requires: bool) -> Any:
+        yield from original(self, with_requires)
+        if not with_requires or not STATE.abi_links or not selecting():
+            return
+        try:
+            extra = [
+                req
+                for abi in abi_requirements(self)
+                for req in _compat.make_requirements(self._factory, _spec(abi), self._ireq)
+            ]
+        except Exception as exc:
+            messages.internal_error("Candidate.iter_dependencies", exc)
+            return
+        yield from extra
+
+    return iter_dependencies
+
+
+def _spec(abi: Any) -> str:
+    spec = abi.specifier()
+    if spec is not None:
+        return f"{abi.project}{spec}"
+    # Disjoint values (2.7 or 2.9) have no one-specifier form: the hull is
+    # required, a documented over-approximation (docs/architecture.md).
+    parts = sorted((tuple(int(p) for p in v.split(".")) for v in abi.values))
+    low, high = parts[0], parts[-1]
+    upper = high[:-1] + (high[-1] + 1,)
+    return f"{abi.project}>={'.'.join(map(str, low))}.dev0,<{'.'.join(map(str, upper))}.dev0"
+
+
+# ----------------------------------------------------------------------------- H16
+
+
+def _key(link: Any) -> Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]]:
+    reqs = _requirements_of(link)
+    return tuple(sorted((r.project, tuple(sorted(r.values))) for r in reqs))
+
+
+class _Alternates:
+    """The finder's infos, read lazily, with the extra builds of each version."""
+
+    def __init__(self, infos: Iterator[Any]) -> None:
+        self._infos = infos
+        self._list: Optional[List[Any]] = None
+
+    def stream(self) -> Iterator[Any]:
+        if self._list is None:
+            self._list = list(self._infos)
+        yield from self._list
+
+    def after(self, candidate: Any) -> List[Callable[[], Any]]:
+        """Builds of ``candidate.version`` with an ABI requirement set not seen
+        yet, best first, ending with the first wheel that has none."""
+        if self._list is None or not STATE.abi_links:
+            return []
+        link = getattr(candidate, "_link", None)
+        if link is None or not _requirements_of(link):
+            return []
+        seen: Set[Any] = {_key(link)}
+        out: List[Callable[[], Any]] = []
+        for version, func in self._list:
+            if version != candidate.version:
+                continue
+            other = getattr(func, "keywords", {}).get("link")
+            if other is None or other.url == link.url:
+                continue
+            key = _key(other)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(func)
+            if not key:  # the null or plain wheel: nothing after it is needed
+                break
+        return out
+
+
+def _with_alternates(run: Callable[[Iterator[Any]], Iterator[Any]], infos: Iterator[Any]) -> Iterator[Any]:
+    alt = _Alternates(infos)
+    for cand in run(alt.stream()):
+        yield cand
+        try:
+            extra = alt.after(cand) if selecting() else []
+        except Exception as exc:
+            messages.internal_error("found_candidates (ABI builds)", exc)
+            extra = []
+        for func in extra:
+            try:
+                other = func()
+            except _compat.MetadataInvalid:
+                continue
+            if other is not None:
+                yield other
+
+
+def _wrap_iter_built(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _iter_built(infos: Any) -> Any:
+        # Not STATE.abi_links: the finder runs (and may record the first ABI
+        # build) only once this very iterator reads its first info.
+        if not selecting():
+            return original(infos)
+        return _with_alternates(original, infos)
+
+    return _iter_built
+
+
+def _wrap_iter_built_with_installed(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _iter_built_with(installed: Any, infos: Any) -> Any:
+        if not selecting():
+            return original(installed, infos)
+        return _with_alternates(lambda stream: original(installed, stream), infos)
+
+    return _iter_built_with
+
+
+# ----------------------------------------------------------------------------- H17
+
+
+def _join(items: List[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def abi_conflicts(causes: Any) -> List[str]:
+    """One sentence per ABI release among a ``ResolutionImpossible``'s causes."""
+    wanted: Dict[str, List[str]] = {}
+    abi_parents: Dict[Tuple[str, str], Set[str]] = {}
+    for req, parent in causes:
+        name = _compat.canonical_name(str(getattr(req, "project_name", getattr(req, "name", ""))))
+        reqs = abi_requirements(parent) if parent is not None else ()
+        if any(r.project == name for r in reqs):
+            abi_parents.setdefault((_compat.canonical_name(parent.name), str(parent.version)), set()).add(name)
+            continue
+        text = str(req)
+        who = "requested" if parent is None else f"required by {parent.name} {parent.version}"
+        wanted.setdefault(name, []).append(f"{text} ({who})")
+    lines = []
+    for (project, version), deps in sorted(abi_parents.items()):
+        builds = STATE.abi_builds.get((project, version), {})
+        for dep in sorted(deps):
+            values = sorted(builds.get(dep, ()), key=lambda v: tuple(int(p) for p in v.split(".")))
+            have = f"has builds for {dep} {_join(values)}" if values else f"has builds for other {dep} versions"
+            ctx = STATE.abi_context
+            installed = (ctx.installed or {}).get(dep) if ctx is not None else None
+            if dep in wanted:
+                other = f"{_join(wanted[dep])} is being installed"
+            elif installed:
+                other = f"{dep} {installed} is installed"
+            else:
+                other = f"no {dep} release fits them"
+            lines.append(f"pip-variants: {project} {version} {have} (abi_dependency); {other}")
+    return lines
+
+
+def _wrap_get_installation_error(original: Callable[..., Any]) -> Callable[..., Any]:
+    def get_installation_error(self: Any, e: Any, *args: Any, **kwargs: Any) -> Any:
+        if STATE.abi_links and selecting():
+            try:
+                for line in abi_conflicts(getattr(e, "causes", ())):
+                    messages.logger.error("%s", line)
+            except Exception as exc:
+                messages.debug("pip-variants: ABI conflict report failed: %r", exc)
+        return original(self, e, *args, **kwargs)
+
+    return get_installation_error
+
+
+# ----------------------------------------------------------------------------- patching
+
+
+def patch(module: Any) -> None:
+    """``found_candidates`` (H16) or ``resolver`` (H14)."""
+    if module.__name__.endswith(".found_candidates"):
+        _patching.patch(module, "_iter_built", _wrap_iter_built)  # type: ignore[arg-type]
+        for name in ("_iter_built_with_prepended", "_iter_built_with_inserted"):
+            _patching.patch(module, name, _wrap_iter_built_with_installed)  # type: ignore[arg-type]
+    elif module.__name__.endswith(".resolver") and hasattr(module, "Resolver"):
+        _patching.patch(module.Resolver, "resolve", _wrap_resolve)
+
+
+def patch_candidates(module: Any) -> None:
+    _patching.patch(module._InstallRequirementBackedCandidate, "iter_dependencies", _wrap_iter_dependencies)
+
+
+def patch_factory(module: Any) -> None:
+    _patching.patch(module.Factory, "get_installation_error", _wrap_get_installation_error)

@@ -1,0 +1,146 @@
+"""End-to-end: ABI-dependency variants resolved inside real pip (PROVIDERS.md §2.7).
+
+``torch-like`` 2.8.0 / 2.9.0 ships ``cu126``, ``cu128`` and ``null``;
+``attn-like`` 1.0 ships ``torch28`` / ``torch29`` (``abi_dependency ::
+torch_like :: 2.8`` / ``2.9``) and depends on ``torch-like``, like flash-attn
+on torch. The machine is a fake H100. The pair pip installs must always be
+consistent, whichever side decides the torch-like version. Depends on pip's
+resolver internals, so it runs on every pip release of the matrix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.venvs import pick, report_item, chosen_filename, run_pip, index_args
+from support.wheels import NVIDIA_PROVIDER, build_wheel, variants_json
+
+pytestmark = pytest.mark.e2e
+
+H100 = {
+    "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+    "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0",
+}
+
+TORCH = variants_json(
+    "torch-like", "2.9.0",
+    namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+    variants={
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real"]}},
+        "null": {},
+    },
+)
+
+
+def abi_release(labels: dict, builtin: bool = False) -> dict:
+    """PD spelling (literal namespace, unlisted) or the P850 ``builtin`` entry."""
+    if builtin:
+        return variants_json(
+            "x", "1", namespaces=["abi"], providers={"abi": {"builtin": "abi_dependency"}},
+            variants={label: {"abi": {"torch_like": vals}} for label, vals in labels.items()},
+        )
+    # PD: the literal namespace is in neither list; real builds also need CUDA
+    return variants_json(
+        "x", "1", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+        variants={label: {"nvidia": {"cuda_version_lower_bound": ["12.6"]},
+                          "abi_dependency": {"torch_like": vals}} for label, vals in labels.items()},
+    )
+
+
+ATTN = abi_release({"torch28": ["2.8"], "torch29": ["2.9"]})
+
+
+@pytest.fixture
+def chain(publish, index, dist):
+    for version in ("2.8.0", "2.9.0"):
+        publish("torch-like", version, TORCH, plain=False)
+    # an older torch-like without variants: the "no build fits" case
+    index.add_files("torch-like", [build_wheel(dist / "t27", "torch-like", "2.7.0")])
+    publish("attn-like", "1.0", ATTN, plain=False, requires=["torch-like"])
+    return index
+
+
+def pair(report: dict) -> tuple:
+    return (chosen_filename(report_item(report, "torch-like")), chosen_filename(report_item(report, "attn-like")))
+
+
+def assert_clean(stderr: str) -> None:
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+
+
+def test_unpinned_torch_gives_the_newest_consistent_pair(variant_venv, chain):
+    _, report, err = pick(variant_venv, chain, "attn-like", **H100)
+    assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+    assert_clean(err)
+
+
+def test_pinned_torch_picks_the_matching_build(variant_venv, chain):
+    _, report, err = pick(variant_venv, chain, "attn-like", "torch-like==2.8.0", **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+    assert_clean(err)
+
+
+def test_constraint_on_torch_is_honoured_like_a_pin(variant_venv, chain, tmp_path):
+    constraints = tmp_path / "c.txt"
+    constraints.write_text("torch-like<2.9\n")
+    _, report, err = pick(variant_venv, chain, "attn-like", "-c", str(constraints), **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+
+
+@pytest.mark.parametrize("installed, build", [("2.9.0", "torch29"), ("2.8.0", "torch28")])
+def test_installed_torch_decides_and_pip_check_is_clean(fresh_venv, chain, installed, build):
+    run_pip(fresh_venv, "install", *index_args(chain), f"torch-like=={installed}", env=H100)
+    proc = run_pip(fresh_venv, "install", *index_args(chain), "attn-like", env=H100)
+    assert f"attn-like 1.0: variant {build}" in proc.stdout + proc.stderr, proc.stderr
+    assert_clean(proc.stderr)
+    listed = run_pip(fresh_venv, "list", "--format=freeze").stdout
+    assert f"torch-like=={installed}" in listed and "attn-like==1.0" in listed
+    check = run_pip(fresh_venv, "check", check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_override_variable_decides(variant_venv, chain):
+    _, report, err = pick(variant_venv, chain, "attn-like", VARIANT_ABI_DEPENDENCY="torch-like==2.8.1", **H100)
+    assert pair(report)[1] == "attn_like-1.0-py3-none-any-torch28.whl", err
+
+
+def test_no_build_fits_names_the_abi_requirement(variant_venv, chain):
+    name, _, err = pick(variant_venv, chain, "attn-like", "torch-like==2.7.0", check=False, **H100)
+    assert name is None
+    assert "attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency)" in err, err
+    assert "torch-like==2.7.0" in err
+    assert "Traceback" not in err
+
+
+def test_plain_wheel_when_no_build_fits(variant_venv, publish, chain):
+    publish("kern-like", "1.0", abi_release({"t28": ["2.8"]}, builtin=True), requires=["torch-like"])
+    _, report, err = pick(variant_venv, chain, "kern-like", "torch-like==2.9.0", **H100)
+    assert chosen_filename(report_item(report, "kern-like")) == "kern_like-1.0-py3-none-any.whl", err
+    _, report, err = pick(variant_venv, chain, "kern-like", **H100)
+    assert (chosen_filename(report_item(report, "torch-like")), chosen_filename(report_item(report, "kern-like"))) == (
+        "torch_like-2.8.0-py3-none-any-cu128.whl", "kern_like-1.0-py3-none-any-t28.whl"), err
+
+
+def test_explain_shows_abi_properties_and_version_sources(fresh_venv, chain):
+    from support.venvs import run_python
+
+    def explain():
+        proc = run_python(fresh_venv, "-m", "pip_variants", "explain", "attn-like", *index_args(chain), env=H100)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = explain()
+    assert "abi_dependency :: torch_like :: 2.9" in out, out
+    assert "version of torch-like: the version pip resolves" in out, out
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    out = explain()
+    assert "version of torch-like 2.8.0 (installed in the target environment)" in out, out
+    assert "pip chooses attn_like-1.0-py3-none-any-torch28.whl" in out, out
+
+
+def test_backtracks_to_the_other_build_when_a_dependency_caps_torch(variant_venv, chain, dist):
+    chain.add_files("other-like", [build_wheel(dist / "o", "other-like", "1.0", requires=["torch-like<2.9"])])
+    _, report, err = pick(variant_venv, chain, "attn-like", "other-like", **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+    assert_clean(err)

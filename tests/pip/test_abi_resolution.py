@@ -1,0 +1,151 @@
+"""H14-H17: ABI-dependency builds inside pip's resolver (real pip modules).
+
+The whole chain runs against real pip in tests/e2e/test_abi_e2e.py; these
+tests pin down the pieces: which extra builds of one version are offered,
+the requirement text, and the conflict sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from pip_variants._pip import abi_resolution
+from pip_variants._pip.state import STATE, ChosenVariant
+from pip_variants.abi import AbiRequirement
+
+
+class _Cand:
+    """What the iterators read of a pip candidate: its link and version."""
+
+    def __init__(self, link, version):
+        self._link, self.version = link, version
+        self.name = "attn-like"
+
+
+def _infos(*entries):
+    from pip._internal.models.link import Link
+    from pip._vendor.packaging.version import Version
+
+    STATE.enabled = True  # as H8 leaves it in an install command
+    out, made = [], {}
+    for version, filename, abi in entries:
+        link = Link(f"https://example.invalid/files/{filename}")
+        if abi is not None:
+            STATE.chosen[link.url_without_fragment] = ChosenVariant(
+                label=filename.rsplit("-", 1)[-1][:-4], properties=[], variants_json_url=None, abi=abi)
+            STATE.abi_links = True
+
+        def make(link=link, version=version):
+            return made.setdefault(link.url, _Cand(link, Version(version)))
+
+        out.append((Version(version), functools.partial(make, link=link)))
+    return out
+
+
+T29 = (AbiRequirement("torch-like", ("2.9",)),)
+T28 = (AbiRequirement("torch-like", ("2.8",)),)
+
+
+def _names(cands):
+    return [(str(c.version), c._link.filename) for c in cands]
+
+
+def test_each_abi_set_of_a_version_is_offered_before_older_versions(patched):
+    from pip._internal.resolution.resolvelib import found_candidates as fc
+
+    infos = _infos(
+        ("1.0", "a-1.0-py3-none-any-cu128_t29.whl", T29),
+        ("1.0", "a-1.0-py3-none-any-cu126_t29.whl", T29),  # same set: only a build fallback
+        ("1.0", "a-1.0-py3-none-any-cu128_t28.whl", T28),
+        ("1.0", "a-1.0-py3-none-any-null.whl", ()),
+        ("1.0", "a-1.0-py3-none-any.whl", None),
+        ("0.9", "a-0.9-py3-none-any-t29.whl", T29),
+    )
+    got = _names(fc._iter_built(iter(infos)))
+    assert got == [
+        ("1.0", "a-1.0-py3-none-any-cu128_t29.whl"),
+        ("1.0", "a-1.0-py3-none-any-cu128_t28.whl"),
+        ("1.0", "a-1.0-py3-none-any-null.whl"),
+        ("0.9", "a-0.9-py3-none-any-t29.whl"),
+    ]
+
+
+def test_releases_without_abi_builds_keep_one_candidate_per_version(patched):
+    from pip._internal.resolution.resolvelib import found_candidates as fc
+
+    infos = _infos(("1.0", "b-1.0-py3-none-any-x.whl", None), ("1.0", "b-1.0-py3-none-any.whl", None))
+    assert len(list(fc._iter_built(iter(infos)))) == 1
+
+
+def test_installed_candidate_is_still_first_and_index_read_lazily(patched):
+    from pip._internal.resolution.resolvelib import found_candidates as fc
+
+    STATE.abi_links = STATE.enabled = True
+    installed = _Cand(None, __import__("pip._vendor.packaging.version", fromlist=["Version"]).Version("1.0"))
+    pulled = []
+
+    def infos():
+        pulled.append(True)
+        yield from _infos(("0.9", "c-0.9-py3-none-any-t29.whl", T29))
+
+    it = fc._iter_built_with_prepended(installed, infos())
+    assert next(it) is installed and pulled == []
+    assert _names(it) == [("0.9", "c-0.9-py3-none-any-t29.whl")]
+
+
+def test_requirement_text_for_single_nested_and_disjoint_values():
+    assert abi_resolution._spec(AbiRequirement("torch", ("2.9",))) == "torch==2.9.*"
+    assert abi_resolution._spec(AbiRequirement("torch", ("2", "2.9"))) == "torch==2.*"
+    assert abi_resolution._spec(AbiRequirement("torch", ("2.7", "2.9"))) == "torch>=2.7.dev0,<2.10.dev0"
+
+
+def test_conflict_sentence_names_builds_and_the_requested_version(patched):
+    infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
+    parent = infos[0][1]()
+    abi_resolution.register_builds("attn-like", "1.0", T28 + T29)
+
+    class _Req:
+        def __init__(self, text):
+            self.text, self.project_name = text, "torch-like"
+
+        def __str__(self):
+            return self.text
+
+    lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.7.0"), None)])
+    assert lines == [
+        "pip-variants: attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency); "
+        "torch-like==2.7.0 (requested) is being installed"
+    ]
+
+
+def test_a_failing_abi_hook_keeps_the_wheels_own_dependencies(patched, monkeypatch):
+    infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch29.whl", T29))
+    cand = infos[0][1]()
+    cand._factory, cand._ireq = object(), None
+
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(abi_resolution._compat, "make_requirements", broken)
+    wrapped = abi_resolution._wrap_iter_dependencies(lambda self, with_requires: iter(["torch-like"]))
+    assert list(wrapped(cand, True)) == ["torch-like"]
+    assert STATE.broken  # stock behaviour from now on, after one warning
+    assert list(wrapped(cand, True)) == ["torch-like"]
+
+
+def test_abi_builds_recorded_while_the_first_iteration_runs_are_offered(patched):
+    # The finder records ABI builds (H4) only when the iterator reads its first
+    # info: the very first iteration must already offer the other builds.
+    from pip._internal.resolution.resolvelib import found_candidates as fc
+
+    STATE.enabled = True
+    assert not STATE.abi_links
+
+    def infos():
+        yield from _infos(
+            ("1.0", "d-1.0-py3-none-any-t29.whl", T29),
+            ("1.0", "d-1.0-py3-none-any-t28.whl", T28),
+        )
+
+    assert _names(fc._iter_built(infos())) == [
+        ("1.0", "d-1.0-py3-none-any-t29.whl"), ("1.0", "d-1.0-py3-none-any-t28.whl")]
