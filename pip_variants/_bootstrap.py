@@ -32,6 +32,9 @@ WATCHED = frozenset(
         "pip._internal.commands.download",
         "pip._internal.commands.wheel",
         "pip._internal.commands.lock",
+        "pip._internal.metadata.importlib._dists",
+        "pip._internal.metadata.pkg_resources",
+        "pip._internal.resolution.resolvelib.provider",
     )
 )
 

@@ -322,6 +322,37 @@ def _csv_field(text: str) -> str:
     return f'"{text}"' if any(c in text for c in ',"\n') else text
 
 
+def add_requires_dist(metadata: bytes, requires: Sequence[str], source: str = "METADATA") -> bytes:
+    """``METADATA`` with one ``Requires-Dist`` header per entry of ``requires``
+    (each checked; variant markers allowed, WHEEL-VARIANTS §8), placed after
+    the existing ones, or at the end of the headers."""
+    from .variant_markers import InvalidVariantRequirement, check_requirement
+
+    lines = []
+    for req in requires:
+        try:
+            lines.append(f"Requires-Dist: {check_requirement(req)}")
+        except InvalidVariantRequirement as exc:
+            raise PublishError(f"--requires: {exc}") from None
+    if not lines:
+        return metadata
+    try:
+        text = metadata.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PublishError(f"{source}: not UTF-8 text") from None
+    newline = "\r\n" if "\r\n" in text else "\n"
+    head, sep, body = text.partition(newline + newline)
+    if not sep:  # headers only: keep the file's final newline after the new lines
+        head, sep, body = head.rstrip("\r\n"), newline, ""
+    rows = head.split(newline)
+    last = max((i for i, row in enumerate(rows) if row.lower().startswith("requires-dist:")), default=len(rows) - 1)
+    # Skip the continuation lines of a folded header.
+    while last + 1 < len(rows) and rows[last + 1][:1] in (" ", "\t"):
+        last += 1
+    rows[last + 1:last + 1] = lines
+    return (newline.join(rows) + sep + body).encode("utf-8")
+
+
 def make_variant(
     wheel: PathLike,
     out_dir: PathLike,
@@ -332,8 +363,12 @@ def make_variant(
     namespaces: Optional[Sequence[str]] = None,
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
+    requires: Sequence[str] = (),
 ) -> Path:
     """Copy the plain wheel ``wheel`` into ``out_dir`` as a variant wheel.
+
+    ``requires`` adds ``Requires-Dist`` entries to ``METADATA``, typically
+    with variant markers (``cuda-lib ; variant_label == "cu128"``).
 
     Adds ``{dist-info}/variant.json`` (format 0.2.0), names the file
     ``...-{label}.whl`` and rewrites ``RECORD`` (every file hashed with
@@ -371,6 +406,7 @@ def make_variant(
         dist_info = _dist_info_dir(names, str(src), parsed.name, parsed.version)
         variant_name = f"{dist_info}/variant.json"
         record_name = f"{dist_info}/RECORD"
+        metadata_name = f"{dist_info}/METADATA"
         fd, tmp = tempfile.mkstemp(dir=out, prefix=".make-variant-", suffix=".whl")
         os.close(fd)
         try:
@@ -380,6 +416,8 @@ def make_variant(
                     if info.filename in (variant_name, record_name):
                         continue  # both are written fresh below
                     data = zin.read(info)
+                    if requires and info.filename == metadata_name:
+                        data = add_requires_dist(data, requires, f"{src.name}: {metadata_name}")
                     zout.writestr(info, data)
                     if info.is_dir() or info.filename.endswith(_UNHASHED_RECORD_SUFFIXES):
                         continue

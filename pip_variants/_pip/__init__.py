@@ -7,7 +7,8 @@ restores every patched attribute.
 
 Hooks, one module each (PIP-HOOKS §10): H1 :mod:`.wheel`, H2–H5 :mod:`.finder`,
 H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
-:mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`. Release
+:mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13
+:mod:`.markers` (variant environment markers). Release
 differences live in :mod:`._compat`.
 """
 
@@ -40,6 +41,9 @@ HOOKS: Dict[str, str] = {
     "pip._internal.commands.download": "options",
     "pip._internal.commands.wheel": "options",
     "pip._internal.commands.lock": "options",
+    "pip._internal.metadata.importlib._dists": "markers",
+    "pip._internal.metadata.pkg_resources": "markers",
+    "pip._internal.resolution.resolvelib.provider": "markers",
 }
 
 

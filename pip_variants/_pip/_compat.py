@@ -144,3 +144,50 @@ def link_source(link: Any) -> str:
         url = getattr(comes_from, "url", comes_from)
         return str(url).split("#", 1)[0]
     return link.url_without_fragment.rsplit("/", 1)[0]
+
+
+class VendoredMarkers:
+    """What the variant-marker hook needs from pip's vendored ``packaging``."""
+
+    __slots__ = ("tokenizer_cls", "default_rules", "marker_cls", "variable_cls")
+
+    def __init__(self, tokenizer_cls: type, default_rules: Any, marker_cls: type, variable_cls: type) -> None:
+        self.tokenizer_cls = tokenizer_cls
+        self.default_rules = default_rules
+        self.marker_cls = marker_cls
+        self.variable_cls = variable_cls
+
+
+def vendored_markers() -> Optional[VendoredMarkers]:
+    """pip's packaging with the tokenizer-based parser, or ``None`` (§6.11).
+
+    From pip 24.1 (vendored packaging 24.1) to 26.x the parser builds
+    ``Tokenizer(source, rules=DEFAULT_RULES)`` and a ``Marker`` keeps its tree
+    in ``_markers``; pip 23.2–24.0 vendor packaging 21.3, a pyparsing grammar
+    that cannot be extended safely. In a debundled pip (Debian),
+    ``pip._vendor.packaging`` is the system's packaging, shared with the rest
+    of the process: not touched either.
+    """
+    try:
+        import pip._vendor as vendor
+
+        if getattr(vendor, "DEBUNDLED", False):
+            return None
+        from pip._vendor.packaging import _parser, _tokenizer, markers
+    except ImportError:
+        return None
+    rules = getattr(_tokenizer, "DEFAULT_RULES", None)
+    tokenizer = getattr(_tokenizer, "Tokenizer", None)
+    marker = getattr(markers, "Marker", None)
+    variable = getattr(_parser, "Variable", None)
+    if not isinstance(rules, dict) or "VARIABLE" not in rules or None in (tokenizer, marker, variable):
+        return None
+    if "evaluate" not in marker.__dict__ or "__init__" not in tokenizer.__dict__:
+        return None
+    return VendoredMarkers(tokenizer, rules, marker, variable)
+
+
+def pip_release() -> str:
+    import pip
+
+    return str(getattr(pip, "__version__", "?"))

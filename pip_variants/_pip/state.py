@@ -7,7 +7,7 @@ reads these flags first and passes straight through when variants are off.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "reset"]
 
@@ -19,7 +19,8 @@ __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enable
 class ChosenVariant:
     """What the report (H9) and ``pip download`` (H10) need about a variant link."""
 
-    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version")
+    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version",
+                 "supported")
 
     def __init__(
         self,
@@ -29,6 +30,7 @@ class ChosenVariant:
         json_bytes: Optional[bytes] = None,
         json_text: Optional[str] = None,
         name_version: Optional[Tuple[str, str]] = None,
+        supported: Optional[Any] = None,
     ) -> None:
         self.label = label
         self.properties = properties
@@ -39,6 +41,9 @@ class ChosenVariant:
         self.json_text = json_text
         #: ``(name, version)`` as written in the wheel filename
         self.name_version = name_version
+        #: what the target supports for this release (``Supported``), as
+        #: computed during selection: the variant markers' values (MK-1)
+        self.supported = supported
 
 
 class ProcessState:
