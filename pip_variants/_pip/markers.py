@@ -23,6 +23,10 @@ stock pip. Three patches make them work, all undone by ``uninstall()``:
   metadata checks) uses the ``variant.json`` in its ``.dist-info`` with the
   declared properties, since the target is not known any more. Outside
   those calls a variant marker sees the non-variant values (``""``, ∅).
+  The requirements listed come out without their variant markers (copies):
+  pip evaluates a dependency's marker again later, out of that scope
+  (``match_markers``, ``pip check``, the legacy resolver), and the decision
+  was already made for the right wheel.
 
 Markers never influence selection: nothing here runs before a wheel was
 chosen. On pip 23.2–24.0 (vendored packaging 21.3, a pyparsing grammar)
@@ -240,13 +244,34 @@ def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
 
 def _wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
     def iter_dependencies(self: Any, extras: Any = ()) -> Any:
-        if supported() is None:
+        vm = supported()
+        if vm is None:
             return _without_variant_markers(self, extras, original)
-        if _stack:  # a resolver candidate already set the values
-            return original(self, extras)
-        return variant_scope(lambda: original(self, extras), _Lazy(lambda: _installed_environment(self)))
+        # A resolver candidate may already have set the values (the chosen wheel's).
+        scope = _stack[-1] if _stack else _Lazy(lambda: _installed_environment(self))
+        return _decided(variant_scope(lambda: original(self, extras), scope), vm.variable_cls)
 
     return iter_dependencies
+
+
+def _decided(requirements: Iterator[Any], variable: type) -> Iterator[Any]:
+    """The requirements with their variant markers dropped once they held.
+
+    pip evaluates a dependency's marker again later (``match_markers`` when
+    it builds the requirement, ``pip check``'s missing-dependency test, the
+    legacy resolver), outside the scope of the distribution it came from.
+    A requirement listed here already passed for that distribution, so a
+    copy without the marker carries exactly that decision. pip's parsed
+    requirements are cached and shared: only copies are changed.
+    """
+    import copy
+
+    for req in requirements:
+        marker = getattr(req, "marker", None)
+        if marker is not None and _mentions(getattr(marker, "_markers", ()), variable):
+            req = copy.copy(req)
+            req.marker = None
+        yield req
 
 
 def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any]) -> Any:

@@ -104,6 +104,13 @@ def test_h100_gets_the_cu128_dependencies_and_pip_check_is_clean(fresh_venv, tor
     check = run_pip(fresh_venv, "check", env=H100, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "Traceback" not in check.stderr
+    if markers_supported(fresh_venv):
+        # the installed cu128 wheel's markers are read from its own variant.json
+        run_pip(fresh_venv, "uninstall", "-y", "cuda-lib-cu12")
+        check = run_pip(fresh_venv, "check", check=False)
+        assert check.returncode == 1 and "requires cuda-lib-cu12, which is not installed" in check.stdout, (
+            check.stdout + check.stderr
+        )
 
 
 @pytest.mark.parametrize(

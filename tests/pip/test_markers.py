@@ -128,3 +128,14 @@ def test_old_pip_fallback_leaves_marked_dependencies_out_with_one_warning(patche
     assert [r.name for r in first] == ["always"]
     assert caplog.text.count("variant environment markers") == 1
     assert "torch-like 1.0" in caplog.text and "cuda-lib, sm90, plain-only" in caplog.text
+
+
+@needs_parser
+def test_listed_requirements_carry_the_decision_not_the_marker(patched, tmp_path):
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    reqs = {r.name: r for r in _wheel_dist(wheel).iter_dependencies()}
+    assert reqs["cuda-lib"].marker is None  # pip's later checks must not re-evaluate it out of scope
+    from pip._internal.utils.packaging import get_requirement
+
+    shared = get_requirement('cuda-lib ; variant_label == "cu128"')
+    assert shared.marker is not None  # pip's cached requirement objects are never changed
