@@ -242,16 +242,52 @@ def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
     return make
 
 
-def _wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+def _wrap_dist_iter_dependencies(original: Callable[..., Any], *, cached_by_backend: bool = False) -> Callable[..., Any]:
+    """``cached_by_backend``: pkg_resources evaluates every marker once per
+    distribution and caches the result (its ``_dep_map``, first built when
+    pip merely lists the extras, outside any scope), so a distribution whose
+    metadata names variant markers is read from ``Requires-Dist`` here."""
+
     def iter_dependencies(self: Any, extras: Any = ()) -> Any:
         vm = supported()
         if vm is None:
             return _without_variant_markers(self, extras, original)
         # A resolver candidate may already have set the values (the chosen wheel's).
         scope = _stack[-1] if _stack else _Lazy(lambda: _installed_environment(self))
-        return _decided(variant_scope(lambda: original(self, extras), scope), vm.variable_cls)
+        make: Callable[[], Any] = lambda: original(self, extras)  # noqa: E731
+        if cached_by_backend:
+            raw = _raw_requires(self)
+            if raw is not None and any(_NAME_RE.search(line) for line in raw):
+                make = lambda: _requirements(raw, extras, keep_variant=True)  # noqa: E731
+        return _decided(variant_scope(make, scope), vm.variable_cls)
 
     return iter_dependencies
+
+
+def _raw_requires(dist: Any) -> Optional[List[str]]:
+    try:
+        return list(dist.metadata.get_all("Requires-Dist") or [])
+    except Exception:
+        return None
+
+
+def _requirements(raw: List[str], extras: Any, *, keep_variant: bool) -> List[Any]:
+    """pip's own reading of ``Requires-Dist`` (its importlib backend's rules)."""
+    from pip._vendor.packaging.requirements import Requirement
+
+    contexts = [{"extra": e} for e in extras]
+    out = []
+    for line in raw:
+        if not keep_variant and _NAME_RE.search(line):
+            continue
+        req = Requirement(line.strip())
+        if not req.marker:
+            out.append(req)
+        elif not extras and req.marker.evaluate({"extra": ""}):
+            out.append(req)
+        elif any(req.marker.evaluate(c) for c in contexts):
+            out.append(req)
+    return out
 
 
 def _decided(requirements: Iterator[Any], variable: type) -> Iterator[Any]:
@@ -276,18 +312,21 @@ def _decided(requirements: Iterator[Any], variable: type) -> Iterator[Any]:
 
 def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any]) -> Any:
     """pip 23.2–24.0: leave out what pip cannot parse, with one warning, instead of crashing."""
-    try:
-        raw = [line for line in (dist.metadata.get_all("Requires-Dist") or [])]
-    except Exception:
+    raw = _raw_requires(dist)
+    if raw is None:
         return original(dist, extras)
     skipped = [line.strip() for line in raw if _NAME_RE.search(line)]
     if not skipped:
         return original(dist, extras)
-    from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+    from pip._vendor.packaging.requirements import InvalidRequirement
 
+    try:
+        kept = _requirements(raw, extras, keep_variant=False)
+    except InvalidRequirement:
+        return original(dist, extras)  # broken for other reasons too: pip's own handling
     name = dist.metadata.get("Name") or getattr(dist, "canonical_name", "?")
     version = dist.metadata.get("Version") or ""
-    names = []
+    names: List[str] = []
     for line in skipped:
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
         if m and m.group(1) not in names:
@@ -297,22 +336,7 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
         f"({', '.join(names)}), which pip {_compat.pip_release()} cannot read (it needs pip 24.1 or "
         f"newer); {name} is installed without them. Upgrade pip: python -m pip install --upgrade pip"
     )
-    contexts = [{"extra": e} for e in extras]
-    out = []
-    for line in raw:
-        if _NAME_RE.search(line):
-            continue
-        try:
-            req = Requirement(line.strip())
-        except InvalidRequirement:
-            return original(dist, extras)  # broken for other reasons: pip's own handling
-        if not req.marker:
-            out.append(req)
-        elif not extras and req.marker.evaluate({"extra": ""}):
-            out.append(req)
-        elif any(req.marker.evaluate(c) for c in contexts):
-            out.append(req)
-    return out
+    return kept
 
 
 def _wrap_candidate_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -347,5 +371,7 @@ def patch(module: Any) -> None:
     else:  # the metadata backends: importlib._dists, pkg_resources
         cls = getattr(module, "Distribution", None)
         if cls is not None:
-            _patching.patch(cls, "iter_dependencies", _wrap_dist_iter_dependencies)
+            cached = name.endswith(".pkg_resources")
+            _patching.patch(cls, "iter_dependencies",
+                            lambda original: _wrap_dist_iter_dependencies(original, cached_by_backend=cached))
     _teach_packaging()
