@@ -28,6 +28,10 @@ __all__ = [
     "cross_target_options",
     "get_runnable_pip",
     "link_source",
+    "VendoredMarkers",
+    "vendored_markers",
+    "debundled",
+    "pip_release",
 ]
 
 
@@ -168,11 +172,9 @@ def vendored_markers() -> Optional[VendoredMarkers]:
     ``pip._vendor.packaging`` is the system's packaging, shared with the rest
     of the process: not touched either.
     """
+    if debundled():
+        return None
     try:
-        import pip._vendor as vendor
-
-        if getattr(vendor, "DEBUNDLED", False):
-            return None
         from pip._vendor.packaging import _parser, _tokenizer, markers
     except ImportError:
         return None
@@ -185,6 +187,15 @@ def vendored_markers() -> Optional[VendoredMarkers]:
     if "evaluate" not in marker.__dict__ or "__init__" not in tokenizer.__dict__:
         return None
     return VendoredMarkers(tokenizer, rules, marker, variable)
+
+
+def debundled() -> bool:
+    """``pip._vendor`` defers to the system's packages (Debian and others)."""
+    try:
+        import pip._vendor as vendor
+    except ImportError:  # pragma: no cover
+        return False
+    return bool(getattr(vendor, "DEBUNDLED", False))
 
 
 def pip_release() -> str:

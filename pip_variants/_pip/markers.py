@@ -331,10 +331,16 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
         if m and m.group(1) not in names:
             names.append(m.group(1))
+    if _compat.debundled():
+        why = (f"which this debundled pip {_compat.pip_release()} cannot read (pip-variants does not "
+               "change the system's packaging it uses)")
+        fix = "Use a pip with its own vendored packaging (python -m pip install --upgrade pip in a venv)"
+    else:
+        why = f"which pip {_compat.pip_release()} cannot read (it needs pip 24.1 or newer)"
+        fix = "Upgrade pip: python -m pip install --upgrade pip"
     messages.warn_once(
         f"pip-variants: {name} {version} has dependencies with variant environment markers "
-        f"({', '.join(names)}), which pip {_compat.pip_release()} cannot read (it needs pip 24.1 or "
-        f"newer); {name} is installed without them. Upgrade pip: python -m pip install --upgrade pip"
+        f"({', '.join(names)}), {why}; {name} is installed without them. {fix}"
     )
     return kept
 

@@ -6,6 +6,7 @@ What pip installs next to it shows what each marker saw. These tests depend on
 the pip release (pip 24.1+ evaluates the markers; 23.2-24.0 leave those
 dependencies out with one warning), so they run in every pip environment:
 one index and one release for the whole module, dry runs except for one install.
+The last test publishes with ``make-variant --requires`` into a find-links folder.
 """
 
 from __future__ import annotations
@@ -81,13 +82,13 @@ def deps_of(report) -> Set[str]:
     return set(installed(report)) - {"torch-like"}
 
 
-def assert_one_warning_at_most(stderr: str, venv) -> None:
+def assert_one_warning_at_most(stderr: str, venv, project: str = "torch-like") -> None:
     assert "Traceback" not in stderr, stderr
     if markers_supported(venv):
         assert "variant environment markers" not in stderr, stderr
     else:
         assert stderr.count("variant environment markers") == 1, stderr
-        assert f"pip {venv.pip_version}" in stderr and "torch-like" in stderr, stderr
+        assert f"pip {venv.pip_version}" in stderr and f"{project} " in stderr, stderr
 
 
 def test_h100_gets_the_cu128_dependencies_and_pip_check_is_clean(fresh_venv, torch_index):
@@ -140,3 +141,27 @@ def test_no_variants_installs_the_plain_wheel_with_non_variant_values(variant_ve
         assert deps_of(report) == {"plain-only", "always-dep"}
     else:
         assert deps_of(report) == {"always-dep"}
+
+
+def test_make_variant_requires_from_a_find_links_folder(variant_venv, tmp_path):
+    from pip_variants.publish import make_variant
+
+    folder = tmp_path / "wheelhouse"
+    plain = build_wheel(tmp_path / "build", "gpukit", "1.0", requires=["always-dep"])
+    folder.mkdir()
+    (folder / plain.name).write_bytes(plain.read_bytes())
+    make_variant(plain, folder, label="cu128", namespaces=["nvidia"],
+                 properties=["nvidia :: cuda_version_lower_bound :: 12.8", "nvidia :: sm_arch :: 90_real"],
+                 requires=['cuda-lib-cu12 ; variant_label == "cu128"'])
+    make_variant(plain, folder, label=None, null=True, namespaces=["nvidia"],
+                 requires=['cuda-lib-cu12 ; variant_label == "cu128"'])
+    for dep in ("cuda-lib-cu12", "always-dep"):
+        build_wheel(folder, dep, "1.0")
+    chosen, report, stderr = pick(variant_venv, folder, "gpukit", **H100)
+    assert chosen == "gpukit-1.0-py3-none-any-cu128.whl"
+    assert_one_warning_at_most(stderr, variant_venv, "gpukit")
+    expected = {"cuda-lib-cu12", "always-dep"} if markers_supported(variant_venv) else {"always-dep"}
+    assert set(installed(report)) - {"gpukit"} == expected
+    chosen, report, _ = pick(variant_venv, folder, "gpukit", **NO_GPU)
+    assert chosen == "gpukit-1.0-py3-none-any-null.whl"
+    assert set(installed(report)) - {"gpukit"} == {"always-dep"}

@@ -139,3 +139,16 @@ def test_listed_requirements_carry_the_decision_not_the_marker(patched, tmp_path
 
     shared = get_requirement('cuda-lib ; variant_label == "cu128"')
     assert shared.marker is not None  # pip's cached requirement objects are never changed
+
+
+def test_a_debundled_pip_is_left_alone(patched, tmp_path, caplog, monkeypatch):
+    import pip._vendor
+
+    monkeypatch.setattr(pip._vendor, "DEBUNDLED", True, raising=False)
+    monkeypatch.setattr(markers, "_VENDORED", [])
+    assert markers.supported() is None  # the system's packaging is never patched
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        reqs = _wheel_dist(wheel).iter_dependencies()
+    assert [r.name for r in reqs] == ["always"]
+    assert "debundled pip" in caplog.text
