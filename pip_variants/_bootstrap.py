@@ -37,6 +37,8 @@ WATCHED = frozenset(
         "pip._internal.commands.show",
         "pip._internal.commands.inspect",
         "pip._internal.commands.list",
+        "pip._internal.metadata.importlib._dists",
+        "pip._internal.metadata.pkg_resources",
     )
 )
 

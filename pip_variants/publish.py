@@ -353,6 +353,37 @@ def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) ->
     raise PublishError(f"{wheel}: no *.dist-info directory with a WHEEL file; is it a wheel?")
 
 
+def add_requires_dist(metadata: bytes, requires: Sequence[str], source: str = "METADATA") -> bytes:
+    """``METADATA`` with one ``Requires-Dist`` header per entry of ``requires``
+    (each checked; variant markers allowed, WHEEL-VARIANTS §8), placed after
+    the existing ones, or at the end of the headers."""
+    from .variant_markers import InvalidVariantRequirement, check_requirement
+
+    lines = []
+    for req in requires:
+        try:
+            lines.append(f"Requires-Dist: {check_requirement(req)}")
+        except InvalidVariantRequirement as exc:
+            raise PublishError(f"--requires: {exc}") from None
+    if not lines:
+        return metadata
+    try:
+        text = metadata.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PublishError(f"{source}: not UTF-8 text") from None
+    newline = "\r\n" if "\r\n" in text else "\n"
+    head, sep, body = text.partition(newline + newline)
+    if not sep:  # headers only: keep the file's final newline after the new lines
+        head, sep, body = head.rstrip("\r\n"), newline, ""
+    rows = head.split(newline)
+    last = max((i for i, row in enumerate(rows) if row.lower().startswith("requires-dist:")), default=len(rows) - 1)
+    # Skip the continuation lines of a folded header.
+    while last + 1 < len(rows) and rows[last + 1][:1] in (" ", "\t"):
+        last += 1
+    rows[last + 1:last + 1] = lines
+    return (newline.join(rows) + sep + body).encode("utf-8")
+
+
 def make_variant(
     wheel: PathLike,
     out_dir: PathLike,
@@ -364,8 +395,12 @@ def make_variant(
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
     notes: Optional[List[str]] = None,
+    requires: Sequence[str] = (),
 ) -> Path:
     """Copy the plain wheel ``wheel`` into ``out_dir`` as a variant wheel.
+
+    ``requires`` adds ``Requires-Dist`` entries to ``METADATA``, typically
+    with variant markers (``cuda-lib ; variant_label == "cu128"``).
 
     Adds ``{dist-info}/variant.json`` (format 0.2.0), names the file
     ``...-{label}.whl`` and rewrites ``RECORD`` (every file hashed with
@@ -417,6 +452,10 @@ def make_variant(
         # bytes (source.read(name) gives the old ones, e.g. METADATA). Every
         # other member is copied without recompression; RECORD is rewritten.
         members: Dict[str, bytes] = {f"{dist_info}/variant.json": payload}
+        if requires:
+            metadata_name = f"{dist_info}/METADATA"
+            members[metadata_name] = add_requires_dist(
+                source.read(metadata_name), requires, f"{src.name}: {metadata_name}")
         try:
             source.rewrite(dest, record_name=f"{dist_info}/RECORD", replace=members,
                            date_time=_date_time_of(source.infos))

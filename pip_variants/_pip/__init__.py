@@ -9,7 +9,7 @@ Hooks, one module each (PIP-HOOKS §10): H1 :mod:`.wheel`, H2–H5 :mod:`.finder
 H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
 :mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13
 :mod:`.show` (``pip show`` / ``inspect`` / ``list -v``), H14-H17 :mod:`.abi_resolution` (ABI
-dependencies). Release differences live in :mod:`._compat`.
+dependencies), H18 :mod:`.markers` (variant environment markers). Release differences live in :mod:`._compat`.
 
 On a pip newer than the tested range, each watched module is patched only when
 :func:`.shape.problems` finds every hook point with the shape its hook expects;
@@ -56,6 +56,8 @@ HOOKS: Dict[str, str] = {
     "pip._internal.commands.show": "show",
     "pip._internal.commands.inspect": "show",
     "pip._internal.commands.list": "show",
+    "pip._internal.metadata.importlib._dists": "markers",
+    "pip._internal.metadata.pkg_resources": "markers",
 }
 
 

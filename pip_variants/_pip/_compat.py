@@ -34,6 +34,10 @@ __all__ = [
     "link_source",
     "MetadataInvalid",
     "make_requirements",
+    "VendoredMarkers",
+    "vendored_markers",
+    "debundled",
+    "pip_release",
 ]
 
 
@@ -191,3 +195,55 @@ def make_requirements(factory: Any, spec: str, comes_from: Any) -> List[Any]:
         return list(plural(spec, comes_from))
     req = factory.make_requirement_from_spec(spec, comes_from)
     return [req] if req is not None else []
+class VendoredMarkers:
+    """What the variant-marker hook needs from pip's vendored ``packaging``."""
+
+    __slots__ = ("tokenizer_cls", "default_rules", "marker_cls", "variable_cls")
+
+    def __init__(self, tokenizer_cls: type, default_rules: Any, marker_cls: type, variable_cls: type) -> None:
+        self.tokenizer_cls = tokenizer_cls
+        self.default_rules = default_rules
+        self.marker_cls = marker_cls
+        self.variable_cls = variable_cls
+
+
+def vendored_markers() -> Optional[VendoredMarkers]:
+    """pip's packaging with the tokenizer-based parser, or ``None`` (§6.11).
+
+    From pip 24.1 (vendored packaging 24.1) to 26.x the parser builds
+    ``Tokenizer(source, rules=DEFAULT_RULES)`` and a ``Marker`` keeps its tree
+    in ``_markers``; pip 23.2–24.0 vendor packaging 21.3, a pyparsing grammar
+    that cannot be extended safely. In a debundled pip (Debian),
+    ``pip._vendor.packaging`` is the system's packaging, shared with the rest
+    of the process: not touched either.
+    """
+    if debundled():
+        return None
+    try:
+        from pip._vendor.packaging import _parser, _tokenizer, markers
+    except ImportError:
+        return None
+    rules = getattr(_tokenizer, "DEFAULT_RULES", None)
+    tokenizer = getattr(_tokenizer, "Tokenizer", None)
+    marker = getattr(markers, "Marker", None)
+    variable = getattr(_parser, "Variable", None)
+    if not isinstance(rules, dict) or "VARIABLE" not in rules or None in (tokenizer, marker, variable):
+        return None
+    if "evaluate" not in marker.__dict__ or "__init__" not in tokenizer.__dict__:
+        return None
+    return VendoredMarkers(tokenizer, rules, marker, variable)
+
+
+def debundled() -> bool:
+    """``pip._vendor`` defers to the system's packages (Debian and others)."""
+    try:
+        import pip._vendor as vendor
+    except ImportError:  # pragma: no cover
+        return False
+    return bool(getattr(vendor, "DEBUNDLED", False))
+
+
+def pip_release() -> str:
+    import pip
+
+    return str(getattr(pip, "__version__", "?"))

@@ -36,7 +36,7 @@ def STATE_ENV_READER() -> Dict[str, str]:
     return _installed_versions()
 
 
-__all__ = ["patch", "patch_candidates", "patch_factory", "abi_requirements", "register_builds"]
+__all__ = ["patch", "wrap_iter_dependencies", "patch_factory", "abi_requirements", "register_builds"]
 
 
 def _requirements_of(link: Any) -> Tuple[Any, ...]:
@@ -97,7 +97,8 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
 # ----------------------------------------------------------------------------- H15
 
 
-def _wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+def wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+    """H15 (the ``candidates`` hook composes it with the variant markers' wrapper)."""
     def iter_dependencies(self: Any, with_requires: bool) -> Any:
         yield from original(self, with_requires)
         if not with_requires or not STATE.abi_links or not selecting():
@@ -276,8 +277,6 @@ def patch(module: Any) -> None:
         _patching.patch(module.Resolver, "resolve", _wrap_resolve)
 
 
-def patch_candidates(module: Any) -> None:
-    _patching.patch(module._InstallRequirementBackedCandidate, "iter_dependencies", _wrap_iter_dependencies)
 
 
 def patch_factory(module: Any) -> None:

@@ -80,7 +80,16 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def patch(module: Any) -> None:
-    from .abi_resolution import patch_candidates
+    from . import markers
+    from .abi_resolution import wrap_iter_dependencies
 
-    _patching.patch(module._InstallRequirementBackedCandidate, "_check_metadata_consistency", _wrap)
-    patch_candidates(module)  # H15 lives with the other ABI hooks
+    cls = module._InstallRequirementBackedCandidate
+    _patching.patch(cls, "_check_metadata_consistency", _wrap)
+    # Two hooks wrap the dependencies of an installable candidate: variant
+    # markers (H18) evaluate them for the chosen wheel, then the ABI hook (H15)
+    # adds what the chosen build requires. One patch holds both.
+    _patching.patch(
+        cls, "iter_dependencies",
+        lambda original: wrap_iter_dependencies(markers.wrap_candidate_iter_dependencies(original)),
+    )
+    markers.patch_candidates(module)

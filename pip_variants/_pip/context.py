@@ -362,7 +362,20 @@ class FinderContext:
             json_bytes=out.json_bytes,
             json_text=text,
             name_version=name_version,
+            supported=self._supported(out),
         )
+
+    def _supported(self, out: Outcome) -> Any:
+        """What the variant markers are evaluated against (MK-1): the set
+        selection used; for a direct link (H7), the same engine's answer."""
+        if out.selection is not None:
+            return out.selection.supported
+        if out.metadata is None:
+            return None
+        try:
+            return self.engine.supported_for(out.metadata)[0]
+        except Exception:  # a provider failed: markers then see the declared properties
+            return None
 
 
 class EvaluatorContext:

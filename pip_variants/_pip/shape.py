@@ -46,6 +46,14 @@ EXPECTED: Dict[str, Tuple[Point, ...]] = {
     "pip._internal.resolution.resolvelib.candidates": (
         ("_InstallRequirementBackedCandidate", "_check_metadata_consistency", "function", ("self", "dist")),
         ("_InstallRequirementBackedCandidate", "iter_dependencies", "function", ("self", "with_requires")),
+        ("AlreadyInstalledCandidate", "iter_dependencies", "function", ("self", "with_requires")),
+        ("ExtrasCandidate", "iter_dependencies", "function", ("self", "with_requires")),
+    ),
+    "pip._internal.metadata.importlib._dists": (
+        ("Distribution", "iter_dependencies", "function", ("self", "extras")),
+    ),
+    "pip._internal.metadata.pkg_resources": (
+        ("Distribution", "iter_dependencies", "function", ("self", "extras")),
     ),
     "pip._internal.resolution.resolvelib.resolver": (
         ("Resolver", "resolve", "function", ("self", "root_reqs")),

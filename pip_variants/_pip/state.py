@@ -19,7 +19,8 @@ __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enable
 class ChosenVariant:
     """What the report (H9) and ``pip download`` (H10) need about a variant link."""
 
-    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version", "abi")
+    __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version", "abi",
+                 "supported")
 
     def __init__(
         self,
@@ -30,6 +31,7 @@ class ChosenVariant:
         json_text: Optional[str] = None,
         name_version: Optional[Tuple[str, str]] = None,
         abi: Tuple[Any, ...] = (),
+        supported: Optional[Any] = None,
     ) -> None:
         self.label = label
         self.properties = properties
@@ -42,6 +44,9 @@ class ChosenVariant:
         self.name_version = name_version
         #: ``AbiRequirement`` s the resolver must honour for this wheel (H15)
         self.abi = abi
+        #: what the target supports for this release (``Supported``), as
+        #: computed during selection: the variant markers' values (MK-1)
+        self.supported = supported
 
 
 class ProcessState:

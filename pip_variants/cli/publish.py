@@ -32,6 +32,7 @@ def _make_variant(args: argparse.Namespace) -> int:
         providers=args.provider or [],
         statics=args.static or [],
         notes=notes,
+        requires=args.requires or [],
     )
     label = dest.name[:-4].rsplit("-", 1)[1]
     md = load_wheel_metadata(str(dest), label)
@@ -107,6 +108,10 @@ _MAKE_EXAMPLES = """\
   pip-variants make-variant dist/demo-1.0-py3-none-any.whl --label x86_64_v3 \\
       -p "x86_64 :: level :: v3" --namespaces nvidia,x86_64 -o wheelhouse/
   pip-variants make-variant dist/demo-1.0-py3-none-any.whl --null --namespaces nvidia,x86_64 -o wheelhouse/
+  # a dependency only this variant needs (variant environment marker):
+  pip-variants make-variant dist/demo-1.0-py3-none-any.whl --label cu128 \\
+      -p "nvidia :: cuda_version_lower_bound :: 12.8" --requires 'cuda-lib-cu12 ; variant_label == "cu128"' \\
+      -o wheelhouse/
   # a namespace without a built-in provider:
   pip-variants make-variant dist/demo-1.0-py3-none-any.whl --label mkl -p "blas :: library :: mkl" \\
       --static "blas :: library :: mkl,openblas" -o wheelhouse/
@@ -149,6 +154,9 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     p.add_argument("--static", action="append", metavar="NS | 'NS :: FEATURE :: V1,V2'",
                    help="namespace NS has static properties: the listed values (best first), "
                         "or this wheel's own values with plain NS")
+    p.add_argument("--requires", action="append", metavar="'REQUIREMENT'",
+                   help="add a Requires-Dist entry to METADATA, e.g. 'cuda-lib-cu12 ; variant_label == \"cu128\"' "
+                        "(variant markers allowed; repeat for more)")
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory for the variant wheel")
     p.add_argument("--json", action="store_true", help="print JSON for machines")
 

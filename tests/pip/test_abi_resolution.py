@@ -127,7 +127,7 @@ def test_a_failing_abi_hook_keeps_the_wheels_own_dependencies(patched, monkeypat
         raise RuntimeError("boom")
 
     monkeypatch.setattr(abi_resolution._compat, "make_requirements", broken)
-    wrapped = abi_resolution._wrap_iter_dependencies(lambda self, with_requires: iter(["torch-like"]))
+    wrapped = abi_resolution.wrap_iter_dependencies(lambda self, with_requires: iter(["torch-like"]))
     assert list(wrapped(cand, True)) == ["torch-like"]
     assert STATE.broken  # stock behaviour from now on, after one warning
     assert list(wrapped(cand, True)) == ["torch-like"]

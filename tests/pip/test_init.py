@@ -8,7 +8,7 @@ import pip_variants._pip as integration
 from pip_variants._pip import _patching
 
 #: (module, class, attribute) of every hook point; H6 exists from pip 24.0,
-#: lock from 25.1.
+#: lock from 25.1, the vendored tokenizer (H13) from 24.1.
 TARGETS = [
     ("pip._internal.models.wheel", "Wheel", "__init__"),
     ("pip._internal.index.package_finder", "PackageFinder", "evaluate_links"),
@@ -37,12 +37,23 @@ TARGETS = [
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built"),
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_prepended"),
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_inserted"),
+    # H18 (variant markers); the vendored tokenizer exists from pip 24.1
+    ("pip._internal.metadata.importlib._dists", "Distribution", "iter_dependencies"),
+    ("pip._internal.metadata.pkg_resources", "Distribution", "iter_dependencies"),
+    ("pip._internal.resolution.resolvelib.candidates", "AlreadyInstalledCandidate", "iter_dependencies"),
+    ("pip._internal.resolution.resolvelib.candidates", "ExtrasCandidate", "iter_dependencies"),
+    ("pip._vendor.packaging._tokenizer", "Tokenizer", "__init__"),
+    ("pip._vendor.packaging.markers", "Marker", "evaluate"),
 ]
 
 
 def _present():
+    from pip_variants._pip import markers
+
     out = []
     for module_name, class_name, attr in TARGETS:
+        if module_name.startswith("pip._vendor.") and markers.supported() is None:
+            continue  # packaging 21.3 (pip < 24.1): variant markers are not parsed there
         try:
             module = importlib.import_module(module_name)
         except ImportError:

@@ -1,0 +1,385 @@
+"""H18: variant environment markers in ``Requires-Dist`` (WHEEL-VARIANTS §8, PIP-HOOKS §6.11).
+
+``Requires-Dist: cuda-lib ; variant_label == "cu128"`` and
+``"nvidia :: sm_arch :: 90_real" in variant_properties`` are invalid to
+stock pip. Three patches make them work, all undone by ``uninstall()``:
+
+* **parsing**: pip's vendored tokenizer (packaging 22+, pip 24.1+) learns
+  the four names. Only ``Tokenizer.__init__`` is wrapped, so that a
+  tokenizer built with packaging's ``DEFAULT_RULES`` uses a copy whose
+  ``VARIABLE`` rule also matches them; the shared dict is never changed.
+  Metadata that stock pip rejects now parses; nothing that parsed before
+  reads differently.
+* **evaluating**: ``Marker.evaluate`` hands a marker that names a variant
+  marker to :mod:`pip_variants.variant_markers` (set semantics, MK-3
+  whitespace, PEP 825 values) and every other comparison in it to the
+  unpatched ``evaluate``, one comparison at a time. Markers without
+  variant names take the stock path untouched.
+* **scoping**: the values come from the distribution whose dependencies
+  are being listed, and only while they are listed: the resolver's
+  candidates (``iter_dependencies``) use the label chosen during selection
+  and the supported set computed then (MK-1); any other caller of a
+  distribution's ``iter_dependencies`` (``pip check``, ``pip show``, pip's
+  metadata checks) uses the ``variant.json`` in its ``.dist-info`` with the
+  declared properties, since the target is not known any more. Outside
+  those calls a variant marker sees the non-variant values (``""``, ∅).
+  The requirements listed come out without their variant markers (copies):
+  pip evaluates a dependency's marker again later, out of that scope
+  (``match_markers``, ``pip check``, the legacy resolver), and the decision
+  was already made for the right wheel.
+
+Markers never influence selection: nothing here runs before a wheel was
+chosen. On pip 23.2–24.0 (vendored packaging 21.3, a pyparsing grammar)
+dependencies using variant markers cannot be parsed: they are left out, with
+one warning naming the pip release and the project, instead of pip crashing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator, List, Optional
+
+from . import _compat, _patching, messages
+from .context import label_of
+from .state import STATE
+
+__all__ = ["patch", "patch_candidates", "wrap_candidate_iter_dependencies", "current_environment", "variant_scope", "supported"]
+
+_NAMES = frozenset(("variant_label", "variant_properties", "variant_features", "variant_namespaces"))
+_NAME_RE = re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
+
+
+class _Lazy:
+    """An environment computed the first time a variant marker needs it:
+    most dependency lists never name one."""
+
+    __slots__ = ("_make", "_env")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._env: Any = None
+
+    def get(self) -> Any:
+        if self._env is None:
+            try:
+                self._env = self._make()
+            except Exception as exc:
+                messages.internal_error("variant markers (reading the chosen variant)", exc)
+                from ..variant_markers import NON_VARIANT
+
+                self._env = NON_VARIANT
+        return self._env
+
+
+#: innermost last; pip resolves in one thread
+_stack: List[_Lazy] = []
+
+
+def current_environment() -> Any:
+    """The ``VariantEnvironment`` whose dependencies are being listed now."""
+    if _stack:
+        return _stack[-1].get()
+    from ..variant_markers import NON_VARIANT
+
+    return NON_VARIANT
+
+
+def variant_scope(make: Callable[[], Iterator[Any]], scope: _Lazy) -> Iterator[Any]:
+    """Run the (possibly lazy) iterator ``make()`` with ``scope`` active,
+    only while its own code runs: pip's resolver pulls dependencies lazily."""
+    _stack.append(scope)
+    try:
+        it = iter(make())
+    finally:
+        _stack.pop()
+    while True:
+        _stack.append(scope)
+        try:
+            item = next(it)
+        except StopIteration:
+            return
+        finally:
+            _stack.pop()
+        yield item
+
+
+_VENDORED: List[Any] = []
+
+
+def supported() -> Optional[_compat.VendoredMarkers]:
+    """Can this pip parse variant markers (pip 24.1+, not debundled)?"""
+    if not _VENDORED:
+        _VENDORED.append(_compat.vendored_markers())
+    return _VENDORED[0]  # type: ignore[no-any-return]
+
+
+# -- values ----------------------------------------------------------------------------
+
+
+def _installed_environment(dist: Any) -> Any:
+    """A distribution's own ``variant.json`` (PEP 825 keeps it in ``.dist-info``)."""
+    from ..variant_markers import NON_VARIANT, VariantEnvironment
+
+    try:
+        text = dist.read_text("variant.json")
+    except Exception:  # FileNotFoundError, a metadata-only distribution (PEP 658)
+        return NON_VARIANT
+    if not text:
+        return NON_VARIANT
+    from ..metadata import InvalidVariantMetadata, load_metadata
+
+    try:
+        md = load_metadata(text, f"variant.json of {getattr(dist, 'canonical_name', 'a distribution')}")
+    except InvalidVariantMetadata as exc:
+        messages.warn_once(f"pip-variants: {exc}; its variant markers see a non-variant wheel")
+        return NON_VARIANT
+    if len(md.variants) != 1:
+        return NON_VARIANT
+    (label, props), = md.variants.items()
+    return VariantEnvironment.for_wheel(label, props)
+
+
+def _candidate_environment(candidate: Any) -> Any:
+    from ..variant_markers import NON_VARIANT, VariantEnvironment
+
+    base = getattr(candidate, "base", None)
+    if base is not None:  # ExtrasCandidate
+        return _candidate_environment(base)
+    link = getattr(candidate, "source_link", None) or getattr(candidate, "_link", None)
+    if link is not None:
+        label = label_of(link)
+        if label is None:
+            return NON_VARIANT
+        chosen = STATE.chosen.get(link.url_without_fragment)
+        if chosen is not None and chosen.label == label:
+            from ..properties import VariantProperty
+
+            declared: dict = {}
+            for text in chosen.properties:
+                p = VariantProperty.parse(text)
+                declared.setdefault(p.namespace, {}).setdefault(p.feature, []).append(p.value)
+            return VariantEnvironment.for_wheel(label, declared, chosen.supported)
+    return _installed_environment(candidate.dist)
+
+
+# -- patches ---------------------------------------------------------------------------
+
+
+def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
+    rules = vm.default_rules
+    stock = rules["VARIABLE"]
+    pattern = stock if isinstance(stock, str) else stock.pattern
+    flags = re.VERBOSE if isinstance(stock, str) else stock.flags
+    extended = dict(rules)
+    extended["VARIABLE"] = re.compile(
+        r"(?:\bvariant_(?:label|properties|features|namespaces)\b)|(?:" + pattern + r")", flags
+    )
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def __init__(self: Any, source: str, *args: Any, **kwargs: Any) -> None:
+            if kwargs.get("rules") is rules:
+                kwargs["rules"] = extended
+            original(self, source, *args, **kwargs)
+
+        return __init__
+
+    return make
+
+
+def _mentions(tree: Any, variable: type) -> bool:
+    for item in tree:
+        if isinstance(item, list):
+            if _mentions(item, variable):
+                return True
+        elif isinstance(item, tuple):
+            for node in (item[0], item[2]):
+                if isinstance(node, variable) and node.value in _NAMES:
+                    return True
+    return False
+
+
+def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
+    marker_cls, variable = vm.marker_cls, vm.variable_cls
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def evaluate(self: Any, environment: Any = None, *args: Any, **kwargs: Any) -> bool:
+            tree = getattr(self, "_markers", None)
+            if not tree or not _mentions(tree, variable):
+                return bool(original(self, environment, *args, **kwargs))
+            from ..variant_markers import InvalidVariantComparison, compare
+
+            env = current_environment()
+
+            def atom(item: Any) -> bool:
+                lhs, op, rhs = item
+                if isinstance(lhs, variable) and lhs.value in _NAMES:
+                    return compare(lhs.value, str(op.value), str(rhs.value), True, env)
+                if isinstance(rhs, variable) and rhs.value in _NAMES:
+                    return compare(rhs.value, str(op.value), str(lhs.value), False, env)
+                single = marker_cls.__new__(marker_cls)
+                single._markers = [item]
+                return bool(original(single, environment, *args, **kwargs))
+
+            def walk(items: Any) -> bool:
+                groups: List[List[bool]] = [[]]
+                for item in items:
+                    if isinstance(item, list):
+                        groups[-1].append(walk(item))
+                    elif isinstance(item, tuple):
+                        groups[-1].append(atom(item))
+                    elif item == "or":
+                        groups.append([])
+                return any(all(g) for g in groups)
+
+            try:
+                return walk(tree)
+            except InvalidVariantComparison as exc:
+                messages.warn_once(f"pip-variants: invalid variant marker {str(self)!r} ({exc}); taken as false")
+                return False
+
+        return evaluate
+
+    return make
+
+
+def _wrap_dist_iter_dependencies(original: Callable[..., Any], *, cached_by_backend: bool = False) -> Callable[..., Any]:
+    """``cached_by_backend``: pkg_resources evaluates every marker once per
+    distribution and caches the result (its ``_dep_map``, first built when
+    pip merely lists the extras, outside any scope), so a distribution whose
+    metadata names variant markers is read from ``Requires-Dist`` here."""
+
+    def iter_dependencies(self: Any, extras: Any = ()) -> Any:
+        vm = supported()
+        if vm is None:
+            return _without_variant_markers(self, extras, original)
+        # A resolver candidate may already have set the values (the chosen wheel's).
+        scope = _stack[-1] if _stack else _Lazy(lambda: _installed_environment(self))
+        make: Callable[[], Any] = lambda: original(self, extras)  # noqa: E731
+        if cached_by_backend:
+            raw = _raw_requires(self)
+            if raw is not None and any(_NAME_RE.search(line) for line in raw):
+                make = lambda: _requirements(raw, extras, keep_variant=True)  # noqa: E731
+        return _decided(variant_scope(make, scope), vm.variable_cls)
+
+    return iter_dependencies
+
+
+def _raw_requires(dist: Any) -> Optional[List[str]]:
+    try:
+        return list(dist.metadata.get_all("Requires-Dist") or [])
+    except Exception:
+        return None
+
+
+def _requirements(raw: List[str], extras: Any, *, keep_variant: bool) -> List[Any]:
+    """pip's own reading of ``Requires-Dist`` (its importlib backend's rules)."""
+    from pip._vendor.packaging.requirements import Requirement
+
+    contexts = [{"extra": e} for e in extras]
+    out = []
+    for line in raw:
+        if not keep_variant and _NAME_RE.search(line):
+            continue
+        req = Requirement(line.strip())
+        if not req.marker:
+            out.append(req)
+        elif not extras and req.marker.evaluate({"extra": ""}):
+            out.append(req)
+        elif any(req.marker.evaluate(c) for c in contexts):
+            out.append(req)
+    return out
+
+
+def _decided(requirements: Iterator[Any], variable: type) -> Iterator[Any]:
+    """The requirements with their variant markers dropped once they held.
+
+    pip evaluates a dependency's marker again later (``match_markers`` when
+    it builds the requirement, ``pip check``'s missing-dependency test, the
+    legacy resolver), outside the scope of the distribution it came from.
+    A requirement listed here already passed for that distribution, so a
+    copy without the marker carries exactly that decision. pip's parsed
+    requirements are cached and shared: only copies are changed.
+    """
+    import copy
+
+    for req in requirements:
+        marker = getattr(req, "marker", None)
+        if marker is not None and _mentions(getattr(marker, "_markers", ()), variable):
+            req = copy.copy(req)
+            req.marker = None
+        yield req
+
+
+def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any]) -> Any:
+    """pip 23.2–24.0: leave out what pip cannot parse, with one warning, instead of crashing."""
+    raw = _raw_requires(dist)
+    if raw is None:
+        return original(dist, extras)
+    skipped = [line.strip() for line in raw if _NAME_RE.search(line)]
+    if not skipped:
+        return original(dist, extras)
+    from pip._vendor.packaging.requirements import InvalidRequirement
+
+    try:
+        kept = _requirements(raw, extras, keep_variant=False)
+    except InvalidRequirement:
+        return original(dist, extras)  # broken for other reasons too: pip's own handling
+    name = dist.metadata.get("Name") or getattr(dist, "canonical_name", "?")
+    version = dist.metadata.get("Version") or ""
+    names: List[str] = []
+    for line in skipped:
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    if _compat.debundled():
+        why = (f"which this debundled pip {_compat.pip_release()} cannot read (pip-variants does not "
+               "change the system's packaging it uses)")
+        fix = "Use a pip with its own vendored packaging (python -m pip install --upgrade pip in a venv)"
+    else:
+        why = f"which pip {_compat.pip_release()} cannot read (it needs pip 24.1 or newer)"
+        fix = "Upgrade pip: python -m pip install --upgrade pip"
+    messages.warn_once(
+        f"pip-variants: {name} {version} has dependencies with variant environment markers "
+        f"({', '.join(names)}), {why}; {name} is installed without them. {fix}"
+    )
+    return kept
+
+
+def wrap_candidate_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+    def iter_dependencies(self: Any, with_requires: bool) -> Any:
+        if supported() is None:
+            return original(self, with_requires)
+        return variant_scope(lambda: original(self, with_requires), _Lazy(lambda: _candidate_environment(self)))
+
+    return iter_dependencies
+
+
+def _teach_packaging() -> None:
+    vm = supported()
+    if vm is None:
+        return
+    _patching.patch(vm.tokenizer_cls, "__init__", _wrap_tokenizer_init(vm))
+    _patching.patch(vm.marker_cls, "evaluate", _wrap_evaluate(vm))
+
+
+def patch_candidates(module: Any) -> None:
+    """The resolver's candidates (called by the ``candidates`` hook, H12).
+
+    ``_InstallRequirementBackedCandidate.iter_dependencies`` is also wrapped by
+    the ABI hook (H15): the candidates hook patches it once with both wrappers,
+    :func:`wrap_candidate_iter_dependencies` innermost."""
+    for cls_name in ("AlreadyInstalledCandidate", "ExtrasCandidate"):
+        cls = getattr(module, cls_name, None)
+        if cls is not None:
+            _patching.patch(cls, "iter_dependencies", wrap_candidate_iter_dependencies)
+    _teach_packaging()
+
+
+def patch(module: Any) -> None:
+    """The metadata backends: ``importlib._dists``, ``pkg_resources``."""
+    cls = getattr(module, "Distribution", None)
+    if cls is not None:
+        cached = module.__name__.endswith(".pkg_resources")
+        _patching.patch(cls, "iter_dependencies",
+                        lambda original: _wrap_dist_iter_dependencies(original, cached_by_backend=cached))
+    _teach_packaging()

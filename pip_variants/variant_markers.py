@@ -1,0 +1,190 @@
+"""Variant environment markers (WHEEL-VARIANTS §8, PEP 825): values and comparisons.
+
+Pure functions over the spec model; no pip imports. :mod:`pip_variants._pip.markers`
+teaches pip's vendored ``packaging`` to parse the four names and asks this
+module what each comparison that names one of them is worth.
+
+Values (variant wheel / ``null`` variant / non-variant wheel):
+
+* ``variant_label``: the label / ``"null"`` / ``""``;
+* ``variant_properties``: the declared properties the target supports (825) / ∅ / ∅;
+* ``variant_features``, ``variant_namespaces``: derived from those / ∅ / ∅.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Mapping, Optional
+
+from .properties import PropertySet, Supported
+
+__all__ = [
+    "LABEL",
+    "SET_MARKERS",
+    "MARKER_NAMES",
+    "MARKER_NAME_RE",
+    "VariantEnvironment",
+    "NON_VARIANT",
+    "InvalidVariantComparison",
+    "normalize_item",
+    "compare",
+    "uses_variant_markers",
+    "InvalidVariantRequirement",
+    "check_requirement",
+]
+
+LABEL = "variant_label"
+SET_MARKERS = ("variant_properties", "variant_features", "variant_namespaces")
+MARKER_NAMES = frozenset((LABEL,) + SET_MARKERS)
+#: finds a variant marker name in a ``Requires-Dist`` line (cheap pre-check)
+MARKER_NAME_RE = re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
+
+_SEPARATOR_RE = re.compile(r"\s*::\s*")
+
+
+class InvalidVariantComparison(ValueError):
+    """A comparison the field type does not define (MK-2), e.g. ``variant_properties == "x"``."""
+
+
+def normalize_item(text: str) -> str:
+    """MK-3: whitespace around ``::`` is not significant (``"a::b::c"`` is ``"a :: b :: c"``)."""
+    return _SEPARATOR_RE.sub(" :: ", text.strip())
+
+
+class VariantEnvironment:
+    """The values of the four markers for one chosen wheel."""
+
+    __slots__ = ("label", "properties", "features", "namespaces")
+
+    def __init__(self, label: str, properties: Iterable[str] = ()) -> None:
+        self.label = label
+        props = frozenset(normalize_item(p) for p in properties)
+        self.properties: FrozenSet[str] = props
+        # MK-4: derived from the (filtered) properties, so a feature whose
+        # values were all unsupported would vanish; that cannot happen for a
+        # wheel that was selected as compatible.
+        self.features: FrozenSet[str] = frozenset(p.rsplit(" :: ", 1)[0] for p in props)
+        self.namespaces: FrozenSet[str] = frozenset(p.split(" :: ", 1)[0] for p in props)
+
+    @classmethod
+    def for_wheel(cls, label: str, declared: PropertySet, supported: Optional[Supported] = None) -> "VariantEnvironment":
+        """A variant wheel's values: its declared properties, filtered to what
+        ``supported`` holds (PEP 825); all declared ones when ``supported`` is
+        ``None`` (PEP 817, and pip-variants' answer for an installed wheel,
+        whose target is no longer known)."""
+        if label == "null":
+            return cls(label)
+        out = []
+        for ns, features in declared.items():
+            for feature, values in features.items():
+                allowed = None if supported is None else supported.get(ns, {}).get(feature, ())
+                for value in values:
+                    if allowed is None or value in allowed:
+                        out.append(f"{ns} :: {feature} :: {value}")
+        return cls(label, out)
+
+    def value(self, name: str) -> "str | AbstractSet[str]":
+        if name == LABEL:
+            return self.label
+        return {"variant_properties": self.properties, "variant_features": self.features,
+                "variant_namespaces": self.namespaces}[name]
+
+    def as_dict(self) -> Dict[str, object]:
+        return {LABEL: self.label, "variant_properties": sorted(self.properties),
+                "variant_features": sorted(self.features), "variant_namespaces": sorted(self.namespaces)}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VariantEnvironment) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        return f"VariantEnvironment({self.label!r}, {sorted(self.properties)!r})"
+
+
+#: what a non-variant wheel (and every wheel under ``--no-variants``) sees (MK-5, 825)
+NON_VARIANT = VariantEnvironment("")
+
+_STRING_OPS: Mapping[str, Callable[[str, str], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+def compare(name: str, op: str, literal: str, variable_on_left: bool, env: VariantEnvironment) -> bool:
+    """One marker comparison naming variant marker ``name`` (MK-2).
+
+    ``variant_label`` takes the string operators; the three sets take only
+    ``"item" in SET`` / ``"item" not in SET``. Anything else raises
+    :class:`InvalidVariantComparison`.
+    """
+    if name == LABEL:
+        fn = _STRING_OPS.get(op)
+        if fn is None:
+            raise InvalidVariantComparison(f"{op!r} is not defined for {LABEL}")
+        return fn(env.label, literal) if variable_on_left else fn(literal, env.label)
+    if name not in MARKER_NAMES:
+        raise InvalidVariantComparison(f"{name!r} is not a variant marker")
+    if variable_on_left or op not in ("in", "not in"):
+        raise InvalidVariantComparison(
+            f"{name} is a set: use '\"ITEM\" in {name}' or '\"ITEM\" not in {name}'"
+        )
+    found = normalize_item(literal) in env.value(name)  # type: ignore[operator]
+    return found if op == "in" else not found
+
+
+def uses_variant_markers(requires_dist: Iterable[str]) -> bool:
+    return any(MARKER_NAME_RE.search(line) for line in requires_dist)
+
+
+class InvalidVariantRequirement(ValueError):
+    """A ``Requires-Dist`` value a publisher gave is not valid (with variant markers allowed)."""
+
+
+_SET_USE_RE = re.compile(
+    r"""(?P<lit>"[^"]*"|'[^']*')\s+(?:not\s+)?in\s+(?P<name>variant_(?:properties|features|namespaces))\b"""
+)
+
+
+def check_requirement(text: str) -> str:
+    """Validate a dependency specifier that may use variant markers; returns it stripped.
+
+    Stock :mod:`packaging` cannot parse the four names, so each is checked
+    here (MK-2: sets only as ``"ITEM" in SET``, items of the right shape) and
+    then replaced by a string variable packaging knows, for the syntax check.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from .properties import InvalidVariantProperty, VariantFeature, VariantProperty, validate_namespace
+
+    text = text.strip()
+    if not text:
+        raise InvalidVariantRequirement("empty requirement")
+    set_uses = list(_SET_USE_RE.finditer(text))
+    all_set_names = re.findall(r"\bvariant_(?:properties|features|namespaces)\b", text)
+    if len(set_uses) != len(all_set_names):
+        raise InvalidVariantRequirement(
+            f"{text!r}: variant_properties, variant_features and variant_namespaces are sets; "
+            'use them only as \'"ITEM" in variant_properties\' or \'"ITEM" not in ...\''
+        )
+    for m in set_uses:
+        item, name = m.group("lit")[1:-1], m.group("name")
+        try:
+            if name == "variant_properties":
+                VariantProperty.parse(item)
+            elif name == "variant_features":
+                VariantFeature.parse(item)
+            else:
+                validate_namespace(item.strip())
+        except InvalidVariantProperty as exc:
+            raise InvalidVariantRequirement(f"{text!r}: {exc}") from None
+    stand_in = MARKER_NAME_RE.sub("platform_release", text)
+    try:
+        Requirement(stand_in)
+    except InvalidRequirement as exc:
+        raise InvalidVariantRequirement(f"{text!r}: {exc}".replace("platform_release", "variant_*")) from None
+    return text

@@ -1,0 +1,154 @@
+"""H13: variant environment markers inside the real pip (in process)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from support.wheels import NVIDIA_PROVIDER, build_wheel, variants_json
+
+from pip_variants._pip import markers
+from pip_variants._pip.state import STATE, ChosenVariant
+from pip_variants.variant_markers import NON_VARIANT, VariantEnvironment
+
+REQUIRES = [
+    'cuda-lib ; variant_label == "cu128"',
+    'sm90 ; "nvidia::sm_arch::90_real" in variant_properties',
+    'plain-only ; variant_label == ""',
+    'old ; python_version < "3"',
+    "always",
+]
+RELEASE = variants_json(
+    "torch-like", "1.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+    variants={"cu128": {"nvidia": {"sm_arch": ["80_real", "90_real"]}}},
+)
+
+needs_parser = pytest.mark.skipif(
+    markers.supported() is None, reason="this pip vendors packaging 21.3: variant markers cannot be parsed"
+)
+
+
+def _requirement(text):
+    from pip._vendor.packaging.requirements import Requirement
+
+    return Requirement(text)
+
+
+def _wheel_dist(path, name="torch-like"):
+    from pip._internal.metadata import FilesystemWheel, get_wheel_distribution
+
+    return get_wheel_distribution(FilesystemWheel(str(path)), name)
+
+
+@needs_parser
+def test_parsed_and_evaluated_against_the_scope(patched):
+    req = _requirement('cuda-lib ; variant_label == "cu128" and python_version >= "3"')
+    assert not req.marker.evaluate()  # no scope: a non-variant wheel's values
+    scope = markers._Lazy(lambda: VariantEnvironment("cu128"))
+    assert list(markers.variant_scope(lambda: iter([req.marker.evaluate({"extra": ""})]), scope)) == [True]
+    assert not req.marker.evaluate()  # the scope ends with the iteration
+
+
+@needs_parser
+def test_uninstall_restores_the_stock_parser_and_never_touches_shared_rules(patched):
+    from pip._vendor.packaging import _tokenizer
+    from pip._vendor.packaging.requirements import InvalidRequirement
+
+    rule = _tokenizer.DEFAULT_RULES["VARIABLE"]
+    _requirement('x ; variant_label == "a"')
+    assert _tokenizer.DEFAULT_RULES["VARIABLE"] is rule
+    patched.uninstall()
+    with pytest.raises(InvalidRequirement):
+        _requirement('x ; variant_label == "b"')
+
+
+@needs_parser
+@pytest.mark.parametrize("text", ['python_version >= "3"', 'sys_platform == "win32" or extra == "x"', 'os_name in "posix nt"'])
+def test_markers_without_variant_names_evaluate_as_stock(patched, text):
+    original = markers.supported().marker_cls.evaluate.__pip_variants_wraps__
+    marker = _requirement(f"x ; {text}").marker
+    for env in (None, {"extra": "x"}):
+        assert marker.evaluate(env) == original(marker, env)
+
+
+@needs_parser
+def test_an_undefined_set_comparison_warns_and_is_false(patched, caplog):
+    marker = _requirement('x ; variant_properties == "a :: b :: c"').marker
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        assert marker.evaluate() is False
+    assert "are sets" in caplog.text or "is a set" in caplog.text
+
+
+def test_candidate_values_come_from_the_selection(patched):
+    from pip._internal.models.link import Link
+
+    link = Link("https://files.example/torch_like-1.0-py3-none-any-cu128.whl")
+    STATE.chosen[link.url_without_fragment] = ChosenVariant(
+        "cu128", ["nvidia :: sm_arch :: 80_real", "nvidia :: sm_arch :: 90_real"], None,
+        supported={"nvidia": {"sm_arch": ("80_real", "75_real")}},
+    )
+
+    class Candidate:
+        source_link = link
+
+    env = markers._candidate_environment(Candidate())
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real"])
+
+    class Extras:
+        base = Candidate()
+
+    assert markers._candidate_environment(Extras()) == env
+
+    class Plain:
+        source_link = Link("https://files.example/torch_like-1.0-py3-none-any.whl")
+
+    assert markers._candidate_environment(Plain()) is NON_VARIANT
+
+
+@needs_parser
+def test_a_distribution_outside_the_resolver_uses_its_own_variant_json(patched, tmp_path):
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    names = {r.name for r in _wheel_dist(wheel).iter_dependencies()}
+    assert names == {"cuda-lib", "sm90", "always"}
+    plain = build_wheel(tmp_path, "torch-like", "1.0", requires=REQUIRES)
+    assert {r.name for r in _wheel_dist(plain).iter_dependencies()} == {"plain-only", "always"}
+
+
+def test_old_pip_fallback_leaves_marked_dependencies_out_with_one_warning(patched, tmp_path, caplog):
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    dist = _wheel_dist(wheel)
+
+    def original(dist, extras):  # pragma: no cover - must not be reached
+        raise AssertionError("stock iter_dependencies would crash on variant markers")
+
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        first = markers._without_variant_markers(dist, (), original)
+        markers._without_variant_markers(dist, (), original)
+    assert [r.name for r in first] == ["always"]
+    assert caplog.text.count("variant environment markers") == 1
+    assert "torch-like 1.0" in caplog.text and "cuda-lib, sm90, plain-only" in caplog.text
+
+
+@needs_parser
+def test_listed_requirements_carry_the_decision_not_the_marker(patched, tmp_path):
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    reqs = {r.name: r for r in _wheel_dist(wheel).iter_dependencies()}
+    assert reqs["cuda-lib"].marker is None  # pip's later checks must not re-evaluate it out of scope
+    from pip._internal.utils.packaging import get_requirement
+
+    shared = get_requirement('cuda-lib ; variant_label == "cu128"')
+    assert shared.marker is not None  # pip's cached requirement objects are never changed
+
+
+def test_a_debundled_pip_is_left_alone(patched, tmp_path, caplog, monkeypatch):
+    import pip._vendor
+
+    monkeypatch.setattr(pip._vendor, "DEBUNDLED", True, raising=False)
+    monkeypatch.setattr(markers, "_VENDORED", [])
+    assert markers.supported() is None  # the system's packaging is never patched
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        reqs = _wheel_dist(wheel).iter_dependencies()
+    assert [r.name for r in reqs] == ["always"]
+    assert "debundled pip" in caplog.text
