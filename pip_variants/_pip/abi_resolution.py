@@ -10,6 +10,9 @@ H14 ``Resolver.resolve``: before resolution starts, tell the ABI provider the
 H15 ``_InstallRequirementBackedCandidate.iter_dependencies``: a chosen ABI
     variant carries ``torch==2.9.*`` as one more dependency, so the resolver
     sees a conflict, and backtracks, exactly when the pair would not match.
+    A distribution's ``iter_dependencies`` does the same for an installed
+    ABI build (read from its ``.dist-info/variant.json``): the resolver keeps
+    it only next to its torch, and ``pip check`` names a mismatch.
 H16 ``found_candidates._iter_built*``: pip keeps one candidate per version;
     for a release with ABI variants, the best wheel of each distinct ABI
     requirement set (and then the null or plain wheel) of the same version
@@ -36,7 +39,15 @@ def STATE_ENV_READER() -> Dict[str, str]:
     return _installed_versions()
 
 
-__all__ = ["patch", "wrap_iter_dependencies", "patch_factory", "abi_requirements", "register_builds"]
+__all__ = [
+    "patch",
+    "wrap_iter_dependencies",
+    "wrap_dist_iter_dependencies",
+    "patch_factory",
+    "abi_requirements",
+    "installed_abi_requirements",
+    "register_builds",
+]
 
 
 def _requirements_of(link: Any) -> Tuple[Any, ...]:
@@ -49,6 +60,39 @@ def abi_requirements(candidate: Any) -> Tuple[Any, ...]:
     if not STATE.abi_links:
         return ()
     return _requirements_of(getattr(candidate, "_link", None))
+
+
+def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
+    """What an installed ABI build requires, from its ``.dist-info/variant.json``
+    (PEP 825 keeps it there). Projects whose version ``VARIANT_ABI_DEPENDENCY``
+    or the profile set are left out: there the resolver is not bound either."""
+    try:
+        text = dist.read_text("variant.json")
+    except Exception:  # FileNotFoundError: not a variant wheel
+        return ()
+    if not text or "abi" not in text:  # most installed variants have no ABI property
+        return ()
+    from ..abi import ABI_DEPENDENCY, AbiContext, feature_project, requirements_for
+    from ..metadata import InvalidVariantMetadata, load_metadata
+
+    try:
+        md = load_metadata(text, "variant.json")
+    except InvalidVariantMetadata:
+        return ()
+    if len(md.variants) != 1:
+        return ()
+    (props,) = md.variants.values()
+    ctx = STATE.abi_context or AbiContext.from_environment()
+    fixed = set(ctx.overrides) | set(ctx.profile)
+    binding: Dict[str, List[str]] = {}
+    for ns, features in props.items():
+        info = md.providers.get(ns)
+        if ns != ABI_DEPENDENCY and getattr(info, "builtin", None) != ABI_DEPENDENCY:
+            continue
+        for feature, values in features.items():
+            if feature_project(feature) not in fixed:
+                binding.setdefault(feature, []).extend(values)
+    return requirements_for(binding)
 
 
 def register_builds(project: str, version: str, requirements: Tuple[Any, ...]) -> None:
@@ -117,6 +161,40 @@ def wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
     return iter_dependencies
 
 
+def _reads_installed_builds() -> bool:
+    """A command that selects variants, or one that finds none (``pip check``,
+    ``pip show``); not under ``--no-variants`` (stock pip) nor after a hook failed."""
+    s = STATE
+    if s.stepped_aside or s.broken:
+        return False
+    return s.enabled or s.command is None
+
+
+def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+    """H15 for a distribution's own ``iter_dependencies`` (the metadata
+    backends): an ABI build lists ``torch==2.8.*`` next to its
+    ``Requires-Dist``, read from its ``.dist-info/variant.json``. pip asks
+    this of an installed distribution when the resolver keeps it
+    (``AlreadyInstalledCandidate``), in ``pip check`` and in the conflict
+    warning after an install: an installed build is never silently left
+    next to a torch it was not built for. (A wheel being installed lists it
+    too; H15 above adds the same requirement, which resolvelib merges.)"""
+    def iter_dependencies(self: Any, *args: Any, **kwargs: Any) -> Any:
+        yield from original(self, *args, **kwargs)
+        if not _reads_installed_builds():
+            return
+        try:
+            from pip._vendor.packaging.requirements import Requirement
+
+            extra = [Requirement(_spec(abi)) for abi in installed_abi_requirements(self)]
+        except Exception as exc:
+            messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
+            return
+        yield from extra
+
+    return iter_dependencies
+
+
 def _spec(abi: Any) -> str:
     spec = abi.specifier()
     if spec is not None:
@@ -151,7 +229,11 @@ class _Alternates:
 
     def after(self, candidate: Any) -> List[Callable[[], Any]]:
         """Builds of ``candidate.version`` with an ABI requirement set not seen
-        yet, best first, ending with the first wheel that has none."""
+        yet, best first, ending with the first wheel that has none.
+
+        Never after an installed build: pip does not reinstall a build of the
+        version already installed, so offering one would leave the installed
+        build in place next to a dependency it was not built for."""
         if self._list is None or not STATE.abi_links:
             return []
         link = getattr(candidate, "_link", None)

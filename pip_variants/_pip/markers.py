@@ -377,9 +377,13 @@ def patch_candidates(module: Any) -> None:
 
 def patch(module: Any) -> None:
     """The metadata backends: ``importlib._dists``, ``pkg_resources``."""
+    from .abi_resolution import wrap_dist_iter_dependencies
+
     cls = getattr(module, "Distribution", None)
     if cls is not None:
         cached = module.__name__.endswith(".pkg_resources")
-        _patching.patch(cls, "iter_dependencies",
-                        lambda original: _wrap_dist_iter_dependencies(original, cached_by_backend=cached))
+        # The ABI hook (H15) adds an installed ABI build's requirement after
+        # the markers were evaluated: one patch holds both.
+        _patching.patch(cls, "iter_dependencies", lambda original: wrap_dist_iter_dependencies(
+            _wrap_dist_iter_dependencies(original, cached_by_backend=cached)))
     _teach_packaging()

@@ -12,41 +12,11 @@ from __future__ import annotations
 
 import pytest
 
+from support.chains import H100, TORCH, abi_release
 from support.venvs import pick, report_item, chosen_filename, run_pip, index_args
-from support.wheels import NVIDIA_PROVIDER, build_wheel, variants_json
+from support.wheels import build_wheel
 
 pytestmark = pytest.mark.e2e
-
-H100 = {
-    "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
-    "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0",
-}
-
-TORCH = variants_json(
-    "torch-like", "2.9.0",
-    namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
-    variants={
-        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
-        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["90_real"]}},
-        "null": {},
-    },
-)
-
-
-def abi_release(labels: dict, builtin: bool = False) -> dict:
-    """PD spelling (literal namespace, unlisted) or the P850 ``builtin`` entry."""
-    if builtin:
-        return variants_json(
-            "x", "1", namespaces=["abi"], providers={"abi": {"builtin": "abi_dependency"}},
-            variants={label: {"abi": {"torch_like": vals}} for label, vals in labels.items()},
-        )
-    # PD: the literal namespace is in neither list; real builds also need CUDA
-    return variants_json(
-        "x", "1", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
-        variants={label: {"nvidia": {"cuda_version_lower_bound": ["12.6"]},
-                          "abi_dependency": {"torch_like": vals}} for label, vals in labels.items()},
-    )
-
 
 ATTN = abi_release({"torch28": ["2.8"], "torch29": ["2.9"]})
 

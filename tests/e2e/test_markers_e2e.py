@@ -12,18 +12,17 @@ The last test publishes with ``make-variant --requires`` into a find-links folde
 from __future__ import annotations
 
 import json
-import re
 from typing import Dict, Optional, Set
 
 import pytest
 
+from support.chains import H100, installed_files as installed, markers_supported
 from support.index import LocalIndex
 from support.venvs import pick, run_pip
 from support.wheels import NVIDIA_PROVIDER, build_release, build_wheel, variants_json
 
 pytestmark = pytest.mark.e2e
 
-H100 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"}
 A100 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "8.0"}
 NO_GPU: Dict[str, Optional[str]] = {
     "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": None, "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": None,
@@ -52,14 +51,6 @@ RELEASE = variants_json(
 )
 
 
-def _release(text: str) -> tuple:
-    return tuple(int(x) for x in re.findall(r"\d+", text)[:2])
-
-
-def markers_supported(venv) -> bool:
-    return _release(venv.pip_version) >= (24, 1)
-
-
 @pytest.fixture(scope="module")
 def torch_index(tmp_path_factory):
     work = tmp_path_factory.mktemp("markers")
@@ -68,14 +59,6 @@ def torch_index(tmp_path_factory):
         for dep in DEPS:
             idx.add_files(dep, [build_wheel(work / "deps", dep, "1.0")])
         yield idx
-
-
-def installed(report) -> Dict[str, str]:
-    out = {}
-    for item in report["install"]:
-        url = item["download_info"]["url"]
-        out[item["metadata"]["name"]] = url.rsplit("/", 1)[-1]
-    return out
 
 
 def deps_of(report) -> Set[str]:
