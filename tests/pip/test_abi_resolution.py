@@ -149,3 +149,62 @@ def test_abi_builds_recorded_while_the_first_iteration_runs_are_offered(patched)
 
     assert _names(fc._iter_built(infos())) == [
         ("1.0", "d-1.0-py3-none-any-t29.whl"), ("1.0", "d-1.0-py3-none-any-t28.whl")]
+
+
+def _installed_dist(tmp_path, name, variant, requires=()):
+    """A ``.dist-info`` directory as pip leaves it (PEP 825 keeps variant.json there)."""
+    import json
+
+    from pip._internal.metadata import get_directory_distribution
+
+    info = tmp_path / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", "Version: 1.0", *(f"Requires-Dist: {r}" for r in requires)]
+    (info / "METADATA").write_text("\n".join(lines) + "\n\n")
+    if variant is not None:
+        (info / "variant.json").write_text(json.dumps(variant))
+    return get_directory_distribution(str(info))
+
+
+def _variant_json(label, props, providers):
+    from support.wheels import variants_json
+
+    return variants_json("x", "1", namespaces=sorted(providers), providers=providers, variants={label: props})
+
+
+def _deps(dist):
+    return sorted(str(r) for r in dist.iter_dependencies())
+
+
+def test_an_installed_abi_build_requires_its_dependency_after_its_variant_markers(patched, tmp_path):
+    """H15 at the distribution level, composed with the variant markers (H18):
+    what the resolver keeps, ``pip check`` and pip's conflict warning read."""
+    from pip_variants._pip import markers
+
+    static = {"nvidia": {"static-properties": {}}}
+    pd = _variant_json("torch28", {"nvidia": {"cuda_version_lower_bound": ["12.6"]},
+                                   "abi_dependency": {"torch_like": ["2.8"]}}, static)
+    dist = _installed_dist(tmp_path / "pd", "attn-like", pd,
+                           ["torch-like", 'kern-t28 ; variant_label == "torch28"', 'kern-t29 ; variant_label == "torch29"'])
+    expected = ["kern-t28", "torch-like", "torch-like==2.8.*"] if markers.supported() else ["torch-like", "torch-like==2.8.*"]
+    assert _deps(dist) == expected
+    # P850 spelling: a namespace declared {"builtin": "abi_dependency"}
+    p850 = _variant_json("t29", {"abi": {"torch_like": ["2.9"]}}, {"abi": {"builtin": "abi_dependency"}})
+    assert _deps(_installed_dist(tmp_path / "p850", "kern-like", p850)) == ["torch-like==2.9.*"]
+    # a variant without ABI properties, a plain wheel: nothing added
+    plain = _variant_json("cu128", {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, static)
+    assert _deps(_installed_dist(tmp_path / "cu", "cuda-like", plain, ["x"])) == ["x"]
+    assert _deps(_installed_dist(tmp_path / "plain", "plain-like", None, ["x"])) == ["x"]
+
+
+def test_an_installed_abi_build_binds_nothing_under_no_variants_or_an_override(patched, tmp_path, monkeypatch):
+    static = {"nvidia": {"static-properties": {}}}
+    pd = _variant_json("torch28", {"abi_dependency": {"torch_like": ["2.8"]}}, static)
+    dist = _installed_dist(tmp_path / "pd", "attn-like", pd, ["torch-like"])
+    monkeypatch.setenv("VARIANT_ABI_DEPENDENCY", "torch-like==2.9.0")
+    assert _deps(dist) == ["torch-like"]  # cross-target build: the override decides
+    monkeypatch.delenv("VARIANT_ABI_DEPENDENCY")
+    STATE.command = "install"  # --no-variants: configure_finder set the command, not `enabled`
+    assert _deps(dist) == ["torch-like"]
+    STATE.enabled = True
+    assert _deps(dist) == ["torch-like", "torch-like==2.8.*"]
