@@ -111,7 +111,8 @@ def test_pinned_torch_picks_torch28_and_the_installed_build_keeps_its_torch(fres
     build's marked dependencies are installed. Afterwards the installed
     torch28 build requires torch-like 2.8.*: ``-U`` of both keeps the
     consistent pair (pip does not reinstall the same version with another
-    build); ``--force-reinstall`` moves both to 2.9."""
+    build), pinning torch-like 2.9.0 fails naming the requirement, and
+    ``--force-reinstall`` moves both to 2.9."""
     files, err = install(fresh_venv, chain_index, "torch-like==2.8.0", "attn-like")
     assert (files.get("torch-like"), files.get("attn-like")) == (TORCH28, ATTN28), err
     assert_marker_warnings(err, fresh_venv, "torch-like 2.8.0", "attn-like 1.0")
@@ -121,6 +122,12 @@ def test_pinned_torch_picks_torch28_and_the_installed_build_keeps_its_torch(fres
 
     files, err = install(fresh_venv, chain_index, "--upgrade", "torch-like", "attn-like")
     assert "torch-like" not in files and "attn-like" not in files, err
+    assert builds(fresh_venv) == pair28
+    proc = run_pip(fresh_venv, "install", *index_args(chain_index), "torch-like==2.9.0", "attn-like",
+                   env=H100, check=False)
+    assert proc.returncode == 1 and "attn-like 1.0 depends on torch-like==2.8.*" in proc.stdout + proc.stderr, (
+        proc.stdout + proc.stderr)
+    assert "Traceback" not in proc.stderr
     assert builds(fresh_venv) == pair28
 
     files, err = install(fresh_venv, chain_index, "--upgrade", "--force-reinstall", "torch-like", "attn-like")
