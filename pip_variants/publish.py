@@ -1,5 +1,6 @@
-"""Publisher tools: turn plain wheels into variant wheels, and a folder of
-wheels into a static index (``pip-variants make-variant`` / ``index``).
+"""Publisher tools: turn plain wheels into variant wheels (``pip-variants
+make-variant``); the folder side (``index``) is :mod:`pip_variants.wheel_folder`,
+re-exported here.
 
 Pure logic over files, no argparse and no pip. Everything written is read back
 with the same readers the installer uses (:func:`metadata.load_wheel_metadata`,
@@ -9,34 +10,26 @@ before uploading anything.
 
 from __future__ import annotations
 
-import hashlib
-import html
 import json
 import os
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
-from urllib.parse import quote
 
 from .filename import (
     LABEL_RE,
     NULL_LABEL,
     InvalidVariantFilename,
-    parse_variants_json_filename,
     parse_wheel_filename,
-    variants_json_filename,
 )
 from .metadata import (
     ABI_DEPENDENCY,
     InvalidVariantMetadata,
     ProviderInfo,
     VariantMetadata,
-    check_consistency,
-    load_metadata,
     load_wheel_metadata,
-    merge_metadata,
     parse_metadata,
     to_json_dict,
 )
@@ -47,6 +40,16 @@ from .properties import (
     validate_feature,
     validate_namespace,
     validate_value,
+)
+from .wheel_folder import (
+    IndexReport,
+    PublishError,
+    Release,
+    build_index,
+    combine_release,
+    release_siblings,
+    scan_releases,
+    sha256_file,
 )
 from .wheelzip import WheelSource, WheelZipError, record_hash
 
@@ -97,11 +100,6 @@ DEFAULT_PROVIDERS: Mapping[str, Mapping[str, object]] = {
 
 _PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=\s*(?P<api>[^;\s]+)\s*$")
 _PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+(:[A-Za-z0-9_.]+)?$")
-_SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
-
-
-class PublishError(Exception):
-    """A publishing step failed; the message names the file and what to do."""
 
 
 # ----------------------------------------------------------------------- options
@@ -468,277 +466,9 @@ def make_variant(
     return dest
 
 
-def release_siblings(
-    directory: PathLike, name: str, version: str
-) -> Optional[Tuple[VariantMetadata, List[Path]]]:
-    """The merged metadata of release ``name`` ``version``'s variant wheels in
-    ``directory`` and their paths; ``None`` when there are none."""
-    root = Path(directory)
-    if not root.is_dir():
-        return None
-    releases, _, _ = scan_releases(root)
-    rel = releases.get((_canonical(name), _norm_version(version)))
-    if rel is None or not rel.variant_wheels:
-        return None
-    return combine_release(rel), sorted(rel.variant_wheels)
-
-
 def _date_time_of(infos: Sequence[zipfile.ZipInfo]) -> Tuple[int, int, int, int, int, int]:
     # Reuse the wheel's own timestamp so that rebuilding is reproducible.
     for info in infos:
         if info.date_time[0] >= 1980:
             return info.date_time
     return (1980, 1, 1, 0, 0, 0)
-
-
-# --------------------------------------------------------------------------- index
-
-
-def sha256_file(path: PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _canonical(name: str) -> str:
-    from packaging.utils import canonicalize_name
-
-    return str(canonicalize_name(name))
-
-
-def _norm_version(version: str) -> str:
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return str(Version(version))
-    except InvalidVersion:
-        return version
-
-
-@dataclass
-class Release:
-    """One (project, version) of a folder."""
-
-    project: str  # canonical name
-    dist: str  # the name as escaped in the wheel filenames
-    version: str
-    wheels: List[Path] = field(default_factory=list)
-    variant_wheels: Dict[Path, str] = field(default_factory=dict)  # path -> label
-    index_file: Optional[Path] = None
-
-    @property
-    def variants_json_name(self) -> str:
-        return variants_json_filename(self.dist, self.version)
-
-
-@dataclass
-class IndexReport:
-    releases: List[Release] = field(default_factory=list)
-    written: List[Path] = field(default_factory=list)
-    problems: List[str] = field(default_factory=list)
-    skipped: List[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], List[str], Dict[str, List[Path]]]:
-    """Group the wheels of ``directory`` by (project, version).
-
-    Returns the releases, files skipped (with why), and the other files
-    (sdists) by project, for the index pages.
-    """
-    root = Path(directory)
-    if not root.is_dir():
-        raise PublishError(f"{root} is not a directory of wheels")
-    releases: Dict[Tuple[str, str], Release] = {}
-    skipped: List[str] = []
-    others: Dict[str, List[Path]] = {}
-    index_files: List[Path] = []
-    for path in sorted(root.iterdir()):
-        if not path.is_file():
-            continue
-        name = path.name
-        if name.endswith(".whl"):
-            try:
-                parsed = parse_wheel_filename(name)
-            except InvalidVariantFilename as exc:
-                skipped.append(f"{name}: {exc}")
-                continue
-            key = (_canonical(parsed.name), _norm_version(parsed.version))
-            rel = releases.setdefault(key, Release(key[0], parsed.name, key[1]))
-            rel.wheels.append(path)
-            if parsed.label is not None:
-                rel.variant_wheels[path] = parsed.label
-        elif name.endswith("-variants.json"):
-            index_files.append(path)
-        else:
-            m = _SDIST_RE.match(name)
-            if m:
-                others.setdefault(_canonical(m.group("name")), []).append(path)
-    for path in index_files:
-        parsed_json = parse_variants_json_filename(path.name)
-        if parsed_json is None:
-            skipped.append(f"{path.name}: not a {{name}}-{{version}}-variants.json name")
-            continue
-        key = (_canonical(parsed_json[0]), _norm_version(parsed_json[1]))
-        if key in releases:
-            releases[key].index_file = path
-        else:
-            skipped.append(f"{path.name}: no wheel of {key[0]} {key[1]} in {root}")
-    return releases, skipped, others
-
-
-def combine_release(release: Release) -> VariantMetadata:
-    """Read every variant wheel of ``release`` and merge their metadata.
-
-    Disagreements name both wheels: two wheels giving one label different
-    properties, namespace lists where neither starts the other, or different
-    provider entries for one namespace.
-    """
-    parts: List[Tuple[Path, VariantMetadata]] = []
-    for path, label in sorted(release.variant_wheels.items()):
-        try:
-            parts.append((path, load_wheel_metadata(str(path), label, source=path.name)))
-        except InvalidVariantMetadata as exc:
-            raise PublishError(f"{exc}; fix or rebuild this wheel with pip-variants make-variant") from None
-        except (OSError, zipfile.BadZipFile) as exc:
-            raise PublishError(f"{path}: cannot be read as a wheel ({exc})") from None
-    seen_label: Dict[str, Tuple[Path, Mapping]] = {}
-    longest: Optional[Tuple[Path, Tuple[str, ...]]] = None
-    seen_provider: Dict[str, Tuple[Path, ProviderInfo]] = {}
-    for path, md in parts:
-        for label, props in md.variants.items():
-            if label in seen_label and seen_label[label][1] != props:
-                raise PublishError(
-                    f"{seen_label[label][0].name} and {path.name} give label {label!r} different properties; "
-                    "every wheel of one label must carry the same properties"
-                )
-            seen_label.setdefault(label, (path, props))
-        if longest is not None:
-            a, b = longest[1], md.namespaces
-            short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-            if tuple(long_[: len(short)]) != tuple(short):
-                raise PublishError(
-                    f"{longest[0].name} lists namespaces {list(a)} but {path.name} lists {list(b)}; "
-                    "give every wheel of the release the same --namespaces (priority order)"
-                )
-        if longest is None or len(md.namespaces) > len(longest[1]):
-            longest = (path, md.namespaces)
-        for ns, info in md.providers.items():
-            if ns in seen_provider and seen_provider[ns][1] != info:
-                raise PublishError(
-                    f"{seen_provider[ns][0].name} and {path.name} describe the provider of namespace {ns!r} "
-                    "differently; every wheel must carry the same providers entry"
-                )
-            seen_provider.setdefault(ns, (path, info))
-    try:
-        return merge_metadata([md for _, md in parts], release.variants_json_name)
-    except InvalidVariantMetadata as exc:
-        raise PublishError(f"{release.project} {release.version}: {exc}") from None
-
-
-def _check_existing(release: Release, combined: VariantMetadata) -> List[str]:
-    problems: List[str] = []
-    if release.index_file is None:
-        return [f"{release.variants_json_name} is missing: run 'pip-variants index {release.wheels[0].parent}'"]
-    try:
-        index_md = load_metadata(release.index_file.read_bytes(), release.index_file.name)
-    except (OSError, InvalidVariantMetadata) as exc:
-        return [f"{release.index_file.name}: {exc}"]
-    for path, label in sorted(release.variant_wheels.items()):
-        wheel_md = load_wheel_metadata(str(path), label, source=path.name)
-        why = check_consistency(index_md, wheel_md, label)
-        if why is not None:
-            problems.append(f"{release.index_file.name} vs {path.name}: {why}")
-    missing = sorted(set(combined.variants) - set(index_md.variants))
-    if missing:
-        problems.append(f"{release.index_file.name} does not list labels {', '.join(missing)}")
-    return problems
-
-
-def _link(href: str, text: str, sha256: str) -> str:
-    return f'    <a href="{html.escape(quote(href), quote=True)}#sha256={sha256}">{html.escape(text)}</a><br/>'
-
-
-def _page(title: str, links: Sequence[str]) -> str:
-    return (
-        "<!DOCTYPE html>\n<html>\n  <head>\n    <meta name=\"pypi:repository-version\" content=\"1.0\">\n"
-        f"    <title>{html.escape(title)}</title>\n  </head>\n  <body>\n"
-        f"    <h1>{html.escape(title)}</h1>\n" + "\n".join(links) + ("\n" if links else "") + "  </body>\n</html>\n"
-    )
-
-
-def _write(path: Path, text: str, written: List[Path]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    written.append(path)
-
-
-def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
-    """Write ``{name}-{version}-variants.json`` for every release with variant
-    wheels, and PEP 503 pages under ``DIR/simple/``.
-
-    With ``check`` nothing is written: the wheels are checked against each
-    other and against the existing variants.json files, and every problem is
-    reported. Without it, any disagreement between wheels raises
-    :class:`PublishError` before a file is written.
-    """
-    root = Path(directory)
-    releases, skipped, others = scan_releases(root)
-    report = IndexReport(releases=sorted(releases.values(), key=lambda r: (r.project, r.version)), skipped=skipped)
-    combined: Dict[Tuple[str, str], VariantMetadata] = {}
-    for rel in report.releases:
-        if not rel.variant_wheels:
-            continue
-        try:
-            combined[(rel.project, rel.version)] = combine_release(rel)
-        except PublishError as exc:
-            if not check:
-                raise
-            report.problems.append(str(exc))
-    if check:
-        for rel in report.releases:
-            md = combined.get((rel.project, rel.version))
-            if md is not None:
-                report.problems.extend(_check_existing(rel, md))
-        return report
-
-    payloads: Dict[Path, str] = {}
-    for rel in report.releases:
-        md = combined.get((rel.project, rel.version))
-        if md is None:
-            continue
-        try:
-            payloads[root / rel.variants_json_name] = json.dumps(to_json_dict(md), indent=2) + "\n"
-        except InvalidVariantMetadata as exc:
-            raise PublishError(
-                f"{rel.project} {rel.version}: {exc.message}; the wheels carry metadata without a providers "
-                "table (format 0.1.x): rebuild them with pip-variants make-variant"
-            ) from None
-    for path, text in payloads.items():
-        _write(path, text, report.written)
-        for rel in report.releases:
-            if root / rel.variants_json_name == path:
-                rel.index_file = path
-
-    projects: Dict[str, List[Path]] = {}
-    for rel in report.releases:
-        files = projects.setdefault(rel.project, [])
-        files.extend(rel.wheels)
-        if rel.index_file is not None:
-            files.append(rel.index_file)
-    for project, files in others.items():
-        projects.setdefault(project, []).extend(files)
-    simple = root / "simple"
-    for project, files in sorted(projects.items()):
-        links = [_link(f"../../{p.name}", p.name, sha256_file(p)) for p in sorted(files, key=lambda p: p.name)]
-        _write(simple / project / "index.html", _page(f"Links for {project}", links), report.written)
-    root_links = [f'    <a href="{quote(p)}/">{html.escape(p)}</a><br/>' for p in sorted(projects)]
-    _write(simple / "index.html", _page("Simple index", root_links), report.written)
-    return report

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import types
 
-import pytest
 
 from pip_variants._pip import HOOKS, _compat, shape
 
