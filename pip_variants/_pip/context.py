@@ -222,7 +222,7 @@ class FinderContext:
         locals_ = [c for c in candidates if c.link.is_file]
         if json_link is not None:
             out.json_url = redact(json_link.url_without_fragment)
-            fetched = self._fetch(json_link)
+            fetched = self._fetch(json_link, project)
             if fetched.metadata is None:
                 out.problem = fetched.problem
                 return out
@@ -283,22 +283,18 @@ class FinderContext:
             out.forced_missing = exc
         return out
 
-    def _fetch(self, link: Any) -> _Fetched:
+    def _fetch(self, link: Any, project: str = "") -> _Fetched:
         url = link.url_without_fragment
         done = self._fetched.get(url)
         if done is not None:
             return done
         shown = redact(url)
+        from ..metadata import MAX_METADATA_BYTES
+        from .fetch import download
+
         try:
-            # Revalidate like pip does for index pages: the file may be
-            # regenerated when wheels are added to a release.
-            response = self.session.get(
-                url,
-                headers={"Accept": "application/json, */*;q=0.1", "Cache-Control": "max-age=0"},
-                stream=True,
-            )
-            response.raise_for_status()
-            content = _read_capped(response)
+            canonical = _compat.canonical_name(project) if project else ""
+            content = download(self.session, link, canonical, _read_capped, MAX_METADATA_BYTES)
         except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
             result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(exc)})")
         else:

@@ -1,0 +1,135 @@
+"""Getting a ``{name}-{version}-variants.json`` from an index, as cheaply as pip allows.
+
+* A link that carries a hash (``#sha256=...``, PEP 503; ``hashes``, PEP 691)
+  names immutable content: it is kept in pip's HTTP cache directory under its
+  hash and served from there without a request; the hash is checked on every
+  read, and a mismatch (a torn or tampered entry) means a fresh download.
+* A link without a hash is fetched like pip fetches index pages in the running
+  release: always revalidated up to pip 25.x (``Cache-Control: max-age=0``), and
+  from the releases with ``--refresh-package`` on, revalidated only for the
+  projects that option names, otherwise served as the server's cache headers
+  allow.
+
+Everything goes through pip's own ``PipSession`` (auth, proxies, certificates,
+retries, ``--timeout``, the trusted-host rules for plain-http caching); the
+cache directory is the one pip's caching adapter for that URL writes to, so
+``--no-cache-dir`` and untrusted plain-http hosts cache nothing here either,
+and ``pip cache purge`` removes these entries with pip's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from typing import Any, Optional, Tuple
+
+__all__ = ["download", "cache_path", "revalidate", "STORE_DIR"]
+
+#: Sub-directory of pip's HTTP cache directory holding verified index files.
+STORE_DIR = "pip-variants"
+
+_ACCEPT = "application/json, */*;q=0.1"
+
+
+def revalidate(session: Any, canonical: str) -> bool:
+    """Does pip revalidate this project's index page in this release?"""
+    refresh = getattr(session, "refresh_package", None)
+    if refresh is None:  # before --refresh-package: every page is revalidated
+        return True
+    return ":all:" in refresh or canonical in refresh
+
+
+def _digest(hash_name: str, content: bytes) -> Optional[str]:
+    try:
+        return hashlib.new(hash_name, content).hexdigest()
+    except (ValueError, TypeError):
+        return None
+
+
+def cache_path(session: Any, url: str, hash_name: str, expected: str) -> Optional[str]:
+    """Where the verified content of a hashed link lives, ``None`` when pip caches nothing for ``url``."""
+    if not hash_name.isalnum() or not expected.isalnum():
+        return None
+    try:
+        adapter = session.get_adapter(url)
+    except Exception:
+        return None
+    directory = getattr(getattr(adapter, "cache", None), "directory", None)
+    if not isinstance(directory, str) or not directory:
+        return None
+    return os.path.join(directory, STORE_DIR, hash_name, expected[:2], expected)
+
+
+def _read_store(path: str, hash_name: str, expected: str, limit: int) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            content = f.read(limit + 1)
+    except OSError:
+        return None
+    if _digest(hash_name, content) == expected:
+        return content
+    try:  # torn write, tampering, a disk error: forget it, download again
+        os.unlink(path)
+    except OSError:
+        pass
+    return None
+
+
+def _write_store(path: str, content: bytes) -> None:
+    """Atomic and best effort: a read-only or full cache must not fail the install.
+    No fsync: every read checks the hash, so a torn entry is only a cache miss."""
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(content)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass
+
+
+def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]:
+    """The capped body and whether pip's HTTP cache answered (no request made)."""
+    response = session.get(url, headers=headers, stream=True)
+    response.raise_for_status()
+    return read(response), bool(getattr(response, "from_cache", False))
+
+
+def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> bytes:
+    """The bytes of ``link`` (network errors propagate: the caller words them).
+
+    ``read(response)`` reads a streamed body with a size cap; ``limit`` is that cap.
+    A returned body may still fail the caller's hash check: then the server
+    (or a proxy) really serves other content than the index says.
+    """
+    url = link.url_without_fragment
+    hash_name, expected = link.hash_name, link.hash
+    if not (hash_name and expected and _digest(hash_name, b"") is not None):
+        headers = {"Accept": _ACCEPT}
+        if revalidate(session, canonical):
+            # max-age=0 rather than no-cache: a conditional request, like pip's pages.
+            headers["Cache-Control"] = "max-age=0"
+        return _get(session, url, headers, read)[0]
+
+    path = cache_path(session, url, hash_name, expected)
+    if path is not None:
+        content = _read_store(path, hash_name, expected, limit)
+        if content is not None:
+            return content
+    # Immutable content: whatever pip's HTTP cache holds for the URL is good if the hash agrees.
+    content, cached = _get(session, url, {"Accept": _ACCEPT}, read)
+    if cached and _digest(hash_name, content) != expected:
+        # A cached response from before the file was replaced: ask the server itself.
+        content = _get(session, url, {"Accept": _ACCEPT, "Cache-Control": "no-cache"}, read)[0]
+    if path is not None and _digest(hash_name, content) == expected:
+        _write_store(path, content)
+    return content

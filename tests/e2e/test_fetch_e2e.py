@@ -1,0 +1,63 @@
+"""A pinned ``variants.json`` costs a request once per cache, not once per install.
+
+The index links the file with its ``#sha256=``: its content cannot change
+without the link changing, so a warm pip cache answers without asking the
+index. pip caches plain-http responses only for trusted hosts, hence
+``--trusted-host``. Depends on the pip release (its session and cache), so it
+runs in every pip env.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.venvs import pick
+from support.wheels import BLAS_RELEASE, variants_json_filename
+
+pytestmark = pytest.mark.e2e
+
+JSON_NAME = variants_json_filename("pkg", "1.0")
+TRUST = ("--trusted-host", "127.0.0.1")
+
+
+def _store_entries(cache: Path):
+    return [p for p in cache.rglob("*") if p.is_file() and "pip-variants" in p.parts]
+
+
+def test_warm_cache_makes_no_request_for_a_pinned_index_file(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert index.requested(JSON_NAME)
+    index.clear_log()
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert index.requested(JSON_NAME) == []
+
+
+def test_cached_index_file_with_a_hash_mismatch_is_fetched_again(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    entries = _store_entries(cache)
+    assert len(entries) == 1, entries
+    entries[0].write_bytes(b'{"variants": {"evil": {}}}')
+    index.clear_log()
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert "Traceback" not in stderr and "WARNING" not in stderr, stderr
+    assert len(index.requested(JSON_NAME)) == 1
+    assert b"evil" not in entries[0].read_bytes()
+
+
+def test_untrusted_plain_http_host_is_not_cached(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    for _ in range(2):
+        chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CACHE_DIR=str(cache))
+        assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert len(index.requested(JSON_NAME)) == 2
+    assert _store_entries(cache) == []
