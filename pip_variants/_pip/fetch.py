@@ -125,8 +125,12 @@ def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> 
         content = _read_store(path, hash_name, expected, limit)
         if content is not None:
             return content
-    # Immutable content: whatever pip's HTTP cache holds for the URL is good if the hash agrees.
-    content, cached = _get(session, url, {"Accept": _ACCEPT}, read)
+    # Immutable content: whatever pip's HTTP cache holds for the URL is good if
+    # the hash agrees. Kept once, here: cachecontrol need not store (and fsync) it too.
+    headers = {"Accept": _ACCEPT}
+    if path is not None:
+        headers["Cache-Control"] = "no-store"
+    content, cached = _get(session, url, headers, read)
     if cached and _digest(hash_name, content) != expected:
         # A cached response from before the file was replaced: ask the server itself.
         content = _get(session, url, {"Accept": _ACCEPT, "Cache-Control": "no-cache"}, read)[0]
