@@ -25,7 +25,8 @@ earlier run of the same kind filled. ``--trusted-host 127.0.0.1`` is passed:
 pip caches plain-http responses only for trusted hosts. The request counts
 are per run, by kind (page / json / metadata / wheel) and status.
 
-A script, not a test: timings depend on the machine; run few rounds on a busy one.
+The "cpu" columns (user + system time of pip) are steadier than wall time on a
+busy machine. A script, not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
@@ -185,8 +186,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _build_tree(out: Path, files: _Files, deps: int) -> None:
     names = [f"nvlib-{i}" for i in range(1, deps + 1)]
-    for name in names:
+    for i, name in enumerate(names, 1):
         for path in build_release(out / "v", name, "1.0", _release_json(name, "1.0")):
+            if path.name.endswith("-variants.json"):
+                # Same metadata in every release: make each file distinct (as real ones
+                # are), or a content-addressed cache would fetch one for all.
+                path.write_bytes(path.read_bytes() + b" " * i)
             files.add("v", name, path)
         for path in build_release(out / "p", name, "1.0", None):
             files.add("p", name, path)
@@ -197,17 +202,22 @@ def _build_tree(out: Path, files: _Files, deps: int) -> None:
         files.add("p", "torch", path)
 
 
-def _run(cmd: List[str], env: Dict[str, str], server: _Server) -> Tuple[float, Counter]:
+def _run(cmd: List[str], env: Dict[str, str], server: _Server) -> Tuple[float, float, Counter]:
+    """Wall seconds, CPU seconds (user + system: steadier than wall time on a
+    busy machine) and the requests of one pip run."""
     with server.lock:
         server.log.clear()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stdout.decode(errors='replace')}")
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{out.decode(errors='replace')}")
     with server.lock:
         counts = Counter(f"{k}:{s}" for k, s in server.log)
-    return elapsed, counts
+    return elapsed, usage.ru_utime + usage.ru_stime, counts
 
 
 def _fmt(counts: Counter) -> str:
@@ -268,30 +278,34 @@ def main() -> int:
             for delay in [float(d) for d in args.delays.split(",") if d]:
                 server.delay = delay / 1000
                 times: Dict[str, List[float]] = {k: [] for k in kinds}
+                cpu: Dict[str, List[float]] = {k: [] for k in kinds}
                 counts: Dict[str, Counter] = {}
                 for rnd in range(args.rounds + (cache == "warm")):
                     for kind in kinds:
                         shutil.rmtree(target, ignore_errors=True)
                         if cache == "cold":
                             shutil.rmtree(envs[kind]["PIP_CACHE_DIR"], ignore_errors=True)
-                        t, c = _run(command(kind), envs[kind], server)
+                        t, u, c = _run(command(kind), envs[kind], server)
                         if cache == "warm" and rnd == 0:
                             continue  # fills the cache
                         times[kind].append(t)
+                        cpu[kind].append(u)
                         counts[kind] = c
-                results.append((cache, delay, {k: statistics.median(v) for k, v in times.items()}, counts))
+                results.append((cache, delay, {k: statistics.median(v) for k, v in times.items()},
+                                {k: statistics.median(v) for k, v in cpu.items()}, counts))
         server.shutdown()
 
         version = subprocess.run([py["with"], "-m", "pip", "--version"], capture_output=True,
                                  text=True).stdout.split()[1]
         print(f"pip {version}, torch + {args.deps} variant deps, {args.rounds} rounds, medians")
-        print(f"{'case':12} {'kind':9} {'time':>8} {'ratio':>6}  requests")
-        for cache, delay, med, counts in results:
-            ref = med.get("stock")
+        print(f"{'case':12} {'kind':9} {'wall':>7} {'ratio':>6} {'cpu':>7} {'ratio':>6}  requests")
+        for cache, delay, med, mcpu, counts in results:
+            ref, cref = med.get("stock"), mcpu.get("stock")
             for kind in kinds:
                 ratio = f"{med[kind] / ref:6.3f}" if ref else "     -"
-                print(f"{cache + ' ' + str(int(delay)) + 'ms':12} {kind:9} {med[kind]:7.2f}s {ratio}  "
-                      f"{_fmt(counts[kind])}")
+                cratio = f"{mcpu[kind] / cref:6.3f}" if cref else "     -"
+                print(f"{cache + ' ' + str(int(delay)) + 'ms':12} {kind:9} {med[kind]:6.2f}s {ratio} "
+                      f"{mcpu[kind]:6.2f}s {cratio}  {_fmt(counts[kind])}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
