@@ -5,7 +5,7 @@
   hash and served from there without a request; the hash is checked on every
   read, and a mismatch (a torn or tampered entry) means a fresh download.
 * A link without a hash is fetched like pip fetches index pages in the running
-  release: always revalidated up to pip 25.x (``Cache-Control: max-age=0``), and
+  release: always revalidated up to pip 26.1 (``Cache-Control: max-age=0``), and
   from the releases with ``--refresh-package`` on, revalidated only for the
   projects that option names, otherwise served as the server's cache headers
   allow.
