@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.venvs import pick
+from support.venvs import pick, run_pip
 from support.wheels import BLAS_RELEASE, variants_json_filename
 
 pytestmark = pytest.mark.e2e
@@ -60,4 +60,13 @@ def test_untrusted_plain_http_host_is_not_cached(variant_venv, publish, index, t
         chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CACHE_DIR=str(cache))
         assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
     assert len(index.requested(JSON_NAME)) == 2
+    assert _store_entries(cache) == []
+
+
+def test_pip_cache_purge_removes_stored_index_files(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert len(_store_entries(cache)) == 1
+    run_pip(variant_venv, "cache", "purge", env={"PIP_CACHE_DIR": str(cache)})
     assert _store_entries(cache) == []
