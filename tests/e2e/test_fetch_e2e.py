@@ -70,3 +70,19 @@ def test_pip_cache_purge_removes_stored_index_files(variant_venv, publish, index
     assert len(_store_entries(cache)) == 1
     run_pip(variant_venv, "cache", "purge", env={"PIP_CACHE_DIR": str(cache)})
     assert _store_entries(cache) == []
+
+
+@pytest.mark.parametrize("kind, reason", [("404", "HTTP 404"), ("500", "HTTP 500"), ("timeout", "timed out")])
+def test_failing_fetch_with_a_cache_keeps_its_message_and_stores_nothing(
+    variant_venv, publish, index, tmp_path, kind, reason
+):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    index.fault(JSON_NAME, kind, seconds=20)
+    cache = tmp_path / "pip-cache"
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, "--timeout", "2", "--retries", "0",
+                             PIP_CACHE_DIR=str(cache), timeout=120)
+    assert chosen == "pkg-1.0-py3-none-any.whl", stderr
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if index.file_url("pkg", JSON_NAME) in line]
+    assert len(lines) == 1 and reason in lines[0], stderr
+    assert _store_entries(cache) == []
