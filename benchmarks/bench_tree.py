@@ -1,7 +1,7 @@
 """A torch-sized install: pip-variants vs stock pip on a CDN-like loopback index.
 
     python benchmarks/bench_tree.py [--pip 26.3] [--rounds 3] [--delays 0,40]
-                                    [--caches cold,warm] [--venvs DIR] [--deps 15]
+                                    [--caches cold,warm] [--venvs DIR] [--deps 15] [--versions 1]
 
 The tree: ``torch`` (a variant release: cu126, cu128, null and a plain wheel,
 plus ``torch-2.9.0-variants.json``) depending on ``--deps`` variant releases
@@ -184,22 +184,30 @@ class _Handler(BaseHTTPRequestHandler):
 # ----------------------------------------------------------------------------- running
 
 
-def _build_tree(out: Path, files: _Files, deps: int) -> None:
+def _build_tree(out: Path, files: _Files, deps: int, versions: int = 1) -> None:
+    """``versions`` releases of every project (1.0, 1.1, ...); torch's newest
+    needs the deps unpinned, so pip evaluates every release on each page."""
     names = [f"nvlib-{i}" for i in range(1, deps + 1)]
+    releases = [f"1.{n}" for n in range(versions)]
     for i, name in enumerate(names, 1):
-        for path in build_release(out / "v", name, "1.0", _release_json(name, "1.0")):
+        for n, version in enumerate(releases):
+            for path in build_release(out / "v", name, version, _release_json(name, version)):
+                if path.name.endswith("-variants.json"):
+                    # Same metadata in every release: make each file distinct (as real ones
+                    # are), or a content-addressed cache would fetch one for all.
+                    path.write_bytes(path.read_bytes() + b"\n" * n + b" " * i)
+                files.add("v", name, path)
+            for path in build_release(out / "p", name, version, None):
+                files.add("p", name, path)
+    requires = [f"{n}==1.0" if versions == 1 else n for n in names]
+    for n, version in enumerate(["2.9.0"] if versions == 1 else [f"2.{n}.0" for n in range(versions)]):
+        data = _release_json("torch", version)
+        for path in build_release(out / "v", "torch", version, data, requires=requires):
             if path.name.endswith("-variants.json"):
-                # Same metadata in every release: make each file distinct (as real ones
-                # are), or a content-addressed cache would fetch one for all.
-                path.write_bytes(path.read_bytes() + b" " * i)
-            files.add("v", name, path)
-        for path in build_release(out / "p", name, "1.0", None):
-            files.add("p", name, path)
-    requires = [f"{n}==1.0" for n in names]
-    for path in build_release(out / "v", "torch", "2.9.0", _release_json("torch", "2.9.0"), requires=requires):
-        files.add("v", "torch", path)
-    for path in build_release(out / "p", "torch", "2.9.0", None, requires=requires):
-        files.add("p", "torch", path)
+                path.write_bytes(path.read_bytes() + b"\n" * n)
+            files.add("v", "torch", path)
+        for path in build_release(out / "p", "torch", version, None, requires=requires):
+            files.add("p", "torch", path)
 
 
 def _run(cmd: List[str], env: Dict[str, str], server: _Server) -> Tuple[float, float, Counter]:
@@ -238,6 +246,7 @@ def main() -> int:
     parser.add_argument("--caches", default="cold,warm")
     parser.add_argument("--kinds", default="stock,variants,off")
     parser.add_argument("--deps", type=int, default=15)
+    parser.add_argument("--versions", type=int, default=1, help="releases per project (default 1)")
     parser.add_argument("--venvs", default=None, help="reuse/keep the two venvs in this directory")
     args = parser.parse_args()
 
@@ -257,7 +266,7 @@ def main() -> int:
             marker.write_text("ok")
 
         files = _Files()
-        _build_tree(work / "wheels", files, args.deps)
+        _build_tree(work / "wheels", files, args.deps, args.versions)
         server = _Server(("127.0.0.1", 0), _Handler)
         server.files, server.log, server.lock = files, [], threading.Lock()
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
@@ -297,7 +306,8 @@ def main() -> int:
 
         version = subprocess.run([py["with"], "-m", "pip", "--version"], capture_output=True,
                                  text=True).stdout.split()[1]
-        print(f"pip {version}, torch + {args.deps} variant deps, {args.rounds} rounds, medians")
+        print(f"pip {version}, torch + {args.deps} variant deps, {args.versions} release(s) each, "
+              f"{args.rounds} rounds, medians")
         print(f"{'case':12} {'kind':9} {'wall':>7} {'ratio':>6} {'cpu':>7} {'ratio':>6}  requests")
         for cache, delay, med, mcpu, counts in results:
             ref, cref = med.get("stock"), mcpu.get("stock")

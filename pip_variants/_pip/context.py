@@ -283,6 +283,30 @@ class FinderContext:
             out.forced_missing = exc
         return out
 
+    def prefetch(self, project: str, releases: Sequence[Tuple[str, str]]) -> None:
+        """Fetch the index files of several ``(version, source)`` releases at
+        once (newest first): H4 needs every one before pip can go on."""
+        from ..metadata import MAX_METADATA_BYTES
+        from .fetch import download_many
+
+        canonical = _compat.canonical_name(project)
+        links = []
+        for version, source in releases:
+            link = self.registry.get((source, canonical, version))
+            if link is not None and link.url_without_fragment not in self._fetched and link not in links:
+                links.append(link)
+        if len(links) < 2:
+            return
+        results = download_many(self.session, [(link, canonical) for link in links], _read_capped,
+                                MAX_METADATA_BYTES)
+        for link, result in zip(links, results):
+            shown = redact(link.url_without_fragment)
+            if isinstance(result, BaseException):
+                fetched = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(result)})")
+            else:
+                fetched = self._check(link, shown, result)
+            self._fetched[link.url_without_fragment] = fetched
+
     def _fetch(self, link: Any, project: str = "") -> _Fetched:
         url = link.url_without_fragment
         done = self._fetched.get(url)

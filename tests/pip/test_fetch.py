@@ -14,6 +14,7 @@ from pip_variants._pip.context import _read_capped
 from pip_variants._pip.fetch import STORE_DIR, cache_path, download, revalidate
 from pip_variants.metadata import MAX_METADATA_BYTES
 from support.index import LocalIndex
+from support.wheels import BLAS_RELEASE
 
 NAME = "pkg-1.0-variants.json"
 BODY = json.dumps({"variants": {}, "note": "first"}).encode()
@@ -115,3 +116,97 @@ def test_unpinned_file_is_revalidated_as_pip_revalidates_index_pages(tmp_path):
     assert revalidate(PipSession(refresh_package={"pkg"}), "pkg") is True
     assert revalidate(PipSession(refresh_package={"other"}), "pkg") is False
     assert revalidate(PipSession(refresh_package={":all:"}), "pkg") is True
+
+
+# -- several releases at once (H4 needs the index file of every applicable release) --------
+
+
+def _ctx(session):
+    from pip_variants._pip.context import FinderContext
+
+    return FinderContext(lambda: None, session)
+
+
+def _publish_releases(index, count, *, hashed=True):
+    """``pkg-1.N-variants.json`` for N < count; returns the links, newest first."""
+    from pip._internal.models.link import Link
+
+    links = []
+    for n in range(count):
+        name = f"pkg-1.{n}-variants.json"
+        data = json.dumps(BLAS_RELEASE).encode() + b" " * n  # valid, and distinct
+        index.add_bytes("pkg", name, data, hash=hashed)
+        url = index.file_url("pkg", name)
+        if hashed:
+            url += "#sha256=" + hashlib.sha256(data).hexdigest()
+        links.append(Link(url, comes_from=index.project_url("pkg")))
+    return links[::-1]
+
+
+def _register(ctx, links):
+    releases = []
+    for link in links:
+        version = link.filename.split("-")[1]
+        ctx.registry[(link.comes_from, "pkg", version)] = link
+        releases.append((version, link.comes_from))
+    return releases
+
+
+def test_older_releases_are_fetched_side_by_side(index, tmp_path):
+    import time
+
+    links = _publish_releases(index, 3)
+    for link in links:  # each file takes about 1 s: all but the last byte, a pause, the last byte
+        size = len(index._lookup_file("pkg", link.filename).data)
+        index.fault(link.filename, "trickle", chunk=size - 1, delay=1.0, seconds=10)
+    ctx = _ctx(_session(tmp_path))
+    started = time.monotonic()
+    ctx.prefetch("pkg", _register(ctx, links))
+    elapsed = time.monotonic() - started
+    assert all(ctx._fetched[link.url_without_fragment].content for link in links)
+    assert elapsed < 2.5, f"{elapsed:.1f}s: fetched one after another"
+    assert threading_leftovers() == []
+
+
+def threading_leftovers():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "pip-variants-fetch"]
+
+
+def test_prefetch_reads_cached_files_without_threads_or_requests(index, tmp_path):
+    links = _publish_releases(index, 3)
+    first = _ctx(_session(tmp_path))
+    first.prefetch("pkg", _register(first, links))
+    index.clear_log()
+    again = _ctx(_session(tmp_path))
+    again.prefetch("pkg", _register(again, links))
+    assert index.requested("variants.json") == []
+    assert [again._fetched[link.url_without_fragment].content for link in links] == [
+        first._fetched[link.url_without_fragment].content for link in links
+    ]
+
+
+@pytest.mark.parametrize("kind", ["404", "500", "timeout", "reset"])
+@pytest.mark.parametrize("which", [0, 2])  # the newest (pip's thread) or an older one (a fetch thread)
+def test_a_failing_fetch_reads_as_it_does_without_prefetching(index, tmp_path, kind, which):
+    from pip._internal.network.session import PipSession
+
+    links = _publish_releases(index, 3)
+    index.fault(links[which].filename, kind, seconds=20)
+
+    def session():
+        s = PipSession(retries=0, cache=str(tmp_path / kind / str(which)), trusted_hosts=["127.0.0.1"])
+        s.timeout = 2
+        return s
+
+    parallel = _ctx(session())
+    parallel.prefetch("pkg", _register(parallel, links))
+    sequential = _ctx(session())
+    expected = sequential._fetch(links[which], "pkg").problem
+    assert expected and links[which].filename in expected
+    assert parallel._fetched[links[which].url_without_fragment].problem == expected
+    for n, link in enumerate(links):
+        if n != which:
+            assert parallel._fetched[link.url_without_fragment].problem is None
+    assert threading_leftovers() == []
