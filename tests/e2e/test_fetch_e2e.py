@@ -86,3 +86,37 @@ def test_failing_fetch_with_a_cache_keeps_its_message_and_stores_nothing(
     lines = [line for line in stderr.splitlines() if index.file_url("pkg", JSON_NAME) in line]
     assert len(lines) == 1 and reason in lines[0], stderr
     assert _store_entries(cache) == []
+
+
+def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, tmp_path):
+    """Ctrl-C while fetch threads wait on a stalled server: pip's own one-line
+    message, no traceback, and the process ends at once (no thread keeps it)."""
+    import signal
+    import subprocess
+    import time
+
+    from support.venvs import index_args, scrubbed_env
+
+    for version in ("1.0", "1.1", "1.2"):
+        publish("pkg", version, BLAS_RELEASE)
+        index.fault(variants_json_filename("pkg", version), "timeout", seconds=30)
+    proc = subprocess.Popen(
+        [str(variant_venv.python), "-m", "pip", "install", "--dry-run", *index_args(index),
+         "--timeout", "25", "--retries", "0", "pkg"],
+        env=scrubbed_env(tmp=tmp_path / "env"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(index.requested("variants.json")) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(index.requested("variants.json")) == 3, index.requested()  # all three under way
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    try:
+        _, stderr = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < 5
+    assert proc.returncode != 0
+    assert "Traceback" not in stderr, stderr
+    assert "cancelled" in stderr.lower() or "interrupt" in stderr.lower(), stderr
