@@ -5,7 +5,8 @@
 
 The tree: ``torch`` (a variant release: cu126, cu128, null and a plain wheel,
 plus ``torch-2.9.0-variants.json``) depending on ``--deps`` variant releases
-(``nvlib-1`` ...). A plain-only twin index serves the same tree with the plain
+(``nvlib-1`` ...); ``--versions N`` gives every project N releases (pip then
+weighs all of them on each page, as with a real torch index). A plain-only twin index serves the same tree with the plain
 wheels only: what stock pip installs. Both indexes publish PEP 658 metadata
 and behave like PyPI's CDN: project pages ``max-age=600`` with an ETag (304 on
 ``If-None-Match``), files ``max-age=365000000, immutable``; every response is
