@@ -222,7 +222,7 @@ class FinderContext:
         locals_ = [c for c in candidates if c.link.is_file]
         if json_link is not None:
             out.json_url = redact(json_link.url_without_fragment)
-            fetched = self._fetch(json_link)
+            fetched = self._fetch(json_link, project)
             if fetched.metadata is None:
                 out.problem = fetched.problem
                 return out
@@ -283,22 +283,42 @@ class FinderContext:
             out.forced_missing = exc
         return out
 
-    def _fetch(self, link: Any) -> _Fetched:
+    def prefetch(self, project: str, releases: Sequence[Tuple[str, str]]) -> None:
+        """Fetch the index files of several ``(version, source)`` releases at
+        once (newest first): H4 needs every one before pip can go on."""
+        from ..metadata import MAX_METADATA_BYTES
+        from .fetch import download_many
+
+        canonical = _compat.canonical_name(project)
+        links = []
+        for version, source in releases:
+            link = self.registry.get((source, canonical, version))
+            if link is not None and link.url_without_fragment not in self._fetched and link not in links:
+                links.append(link)
+        if len(links) < 2:
+            return
+        results = download_many(self.session, [(link, canonical) for link in links], _read_capped,
+                                MAX_METADATA_BYTES)
+        for link, result in zip(links, results):
+            shown = redact(link.url_without_fragment)
+            if isinstance(result, BaseException):
+                fetched = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(result)})")
+            else:
+                fetched = self._check(link, shown, result)
+            self._fetched[link.url_without_fragment] = fetched
+
+    def _fetch(self, link: Any, project: str = "") -> _Fetched:
         url = link.url_without_fragment
         done = self._fetched.get(url)
         if done is not None:
             return done
         shown = redact(url)
+        from ..metadata import MAX_METADATA_BYTES
+        from .fetch import download
+
         try:
-            # Revalidate like pip does for index pages: the file may be
-            # regenerated when wheels are added to a release.
-            response = self.session.get(
-                url,
-                headers={"Accept": "application/json, */*;q=0.1", "Cache-Control": "max-age=0"},
-                stream=True,
-            )
-            response.raise_for_status()
-            content = _read_capped(response)
+            canonical = _compat.canonical_name(project) if project else ""
+            content = download(self.session, link, canonical, _read_capped, MAX_METADATA_BYTES)
         except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
             result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(exc)})")
         else:

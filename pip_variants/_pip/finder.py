@@ -147,6 +147,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         if label_of(cand.link) is not None:
             key = (str(cand.version), _compat.link_source(cand.link))
             groups.setdefault(key, []).append(cand)
+    if len(groups) > 1:
+        fctx.prefetch(ctx.project, list(reversed(list(groups))))
     outcomes: Dict[Tuple[str, str], Outcome] = {
         key: fctx.outcome(ctx.project, key[0], key[1], cands) for key, cands in groups.items()
     }

@@ -1,0 +1,122 @@
+"""A pinned ``variants.json`` costs a request once per cache, not once per install.
+
+The index links the file with its ``#sha256=``: its content cannot change
+without the link changing, so a warm pip cache answers without asking the
+index. pip caches plain-http responses only for trusted hosts, hence
+``--trusted-host``. Depends on the pip release (its session and cache), so it
+runs in every pip env.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.venvs import pick, run_pip
+from support.wheels import BLAS_RELEASE, variants_json_filename
+
+pytestmark = pytest.mark.e2e
+
+JSON_NAME = variants_json_filename("pkg", "1.0")
+TRUST = ("--trusted-host", "127.0.0.1")
+
+
+def _store_entries(cache: Path):
+    return [p for p in cache.rglob("*") if p.is_file() and "pip-variants" in p.parts]
+
+
+def test_warm_cache_makes_no_request_for_a_pinned_index_file(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert index.requested(JSON_NAME)
+    index.clear_log()
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert index.requested(JSON_NAME) == []
+
+
+def test_cached_index_file_with_a_hash_mismatch_is_fetched_again(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    entries = _store_entries(cache)
+    assert len(entries) == 1, entries
+    entries[0].write_bytes(b'{"variants": {"evil": {}}}')
+    index.clear_log()
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert "Traceback" not in stderr and "WARNING" not in stderr, stderr
+    assert len(index.requested(JSON_NAME)) == 1
+    assert b"evil" not in entries[0].read_bytes()
+
+
+def test_untrusted_plain_http_host_is_not_cached(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    for _ in range(2):
+        chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CACHE_DIR=str(cache))
+        assert chosen == "pkg-1.0-py3-none-any-ob.whl", stderr
+    assert len(index.requested(JSON_NAME)) == 2
+    assert _store_entries(cache) == []
+
+
+def test_pip_cache_purge_removes_stored_index_files(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    cache = tmp_path / "pip-cache"
+    pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(cache))
+    assert len(_store_entries(cache)) == 1
+    run_pip(variant_venv, "cache", "purge", env={"PIP_CACHE_DIR": str(cache)})
+    assert _store_entries(cache) == []
+
+
+@pytest.mark.parametrize("kind, reason", [("404", "HTTP 404"), ("500", "HTTP 500"), ("timeout", "timed out")])
+def test_failing_fetch_with_a_cache_keeps_its_message_and_stores_nothing(
+    variant_venv, publish, index, tmp_path, kind, reason
+):
+    publish("pkg", "1.0", BLAS_RELEASE)
+    index.fault(JSON_NAME, kind, seconds=20)
+    cache = tmp_path / "pip-cache"
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, "--timeout", "2", "--retries", "0",
+                             PIP_CACHE_DIR=str(cache), timeout=120)
+    assert chosen == "pkg-1.0-py3-none-any.whl", stderr
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if index.file_url("pkg", JSON_NAME) in line]
+    assert len(lines) == 1 and reason in lines[0], stderr
+    assert _store_entries(cache) == []
+
+
+def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, tmp_path):
+    """Ctrl-C while fetch threads wait on a stalled server: pip's own one-line
+    message, no traceback, and the process ends at once (no thread keeps it)."""
+    import signal
+    import subprocess
+    import time
+
+    from support.venvs import index_args, scrubbed_env
+
+    for version in ("1.0", "1.1", "1.2"):
+        publish("pkg", version, BLAS_RELEASE)
+        index.fault(variants_json_filename("pkg", version), "timeout", seconds=30)
+    proc = subprocess.Popen(
+        [str(variant_venv.python), "-m", "pip", "install", "--dry-run", *index_args(index),
+         "--timeout", "25", "--retries", "0", "pkg"],
+        env=scrubbed_env(tmp=tmp_path / "env"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(index.requested("variants.json")) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(index.requested("variants.json")) == 3, index.requested()  # all three under way
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    try:
+        _, stderr = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < 5
+    assert proc.returncode != 0
+    assert "Traceback" not in stderr, stderr
+    assert "cancelled" in stderr.lower() or "interrupt" in stderr.lower(), stderr
