@@ -131,9 +131,10 @@ def _patch(module):
             "falling back to stock pip behaviour" % (module.__name__, type(exc).__name__, exc)
         )
         try:
-            from pip_variants._pip import state
+            from pip_variants._pip import _patching, state
 
             state.STATE.broken = True
+            _patching.restore_all()  # what was patched before the failure goes too
         except Exception:
             pass
 

@@ -209,12 +209,8 @@ def requirements_for(props: Mapping[str, Sequence[str]]) -> Tuple[AbiRequirement
 
 def _installed_versions() -> Dict[str, str]:
     """Canonical name -> version of the running environment's distributions."""
-    import sys
+    from importlib import metadata as md  # distributions() and .version: enough on 3.9 too
 
-    if sys.version_info >= (3, 10):
-        from importlib import metadata as md
-    else:  # pragma: no cover - 3.9
-        import importlib_metadata as md  # type: ignore[no-redef]
     out: Dict[str, str] = {}
     for dist in md.distributions():
         try:

@@ -29,6 +29,7 @@ import hashlib
 import io
 import os
 import struct
+import sys
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ __all__ = ["WheelZipError", "WheelSource", "RawZipWriter", "rewrite_wheel", "rea
 PathLike = Union[str, "os.PathLike[str]"]
 
 _CHUNK = 1 << 20
+# Only Linux lets sendfile() write to a regular file (macOS and the BSDs need a socket).
+_SENDFILE_TO_FILE = sys.platform.startswith("linux") and hasattr(os, "sendfile")
 #: Beyond these a ZIP64 record is needed (module-level so tests can lower them).
 _ZIP64_LIMIT = 0xFFFFFFFF
 _ZIP64_COUNT_LIMIT = 0xFFFF
@@ -134,23 +137,25 @@ class RawZipWriter:
         self._buf.clear()
 
     def _copy_range(self, src_fd: int, offset: int, size: int, name: str) -> None:
-        if size < _CHUNK or not hasattr(os, "sendfile"):
+        if size >= _CHUNK and _SENDFILE_TO_FILE:
+            self._flush()
             while size:
-                chunk = _pread(src_fd, min(_CHUNK, size), offset)
-                if not chunk:
+                try:
+                    sent = os.sendfile(self._fd, src_fd, offset, min(size, 1 << 30))
+                except OSError:
+                    break  # e.g. a file system without sendfile support: copy by hand
+                if not sent:
                     raise WheelZipError(f"{name}: the archive ends inside this member")
-                self._emit(chunk)
-                offset += len(chunk)
-                size -= len(chunk)
-            return
-        self._flush()
-        self._pos += size
+                self._pos += sent
+                offset += sent
+                size -= sent
         while size:
-            sent = os.sendfile(self._fd, src_fd, offset, min(size, 1 << 30))
-            if not sent:
+            chunk = _pread(src_fd, min(_CHUNK, size), offset)
+            if not chunk:
                 raise WheelZipError(f"{name}: the archive ends inside this member")
-            offset += sent
-            size -= sent
+            self._emit(chunk)
+            offset += len(chunk)
+            size -= len(chunk)
 
     def _local_header(self, entry: _Entry) -> None:
         zip64 = entry.csize >= _ZIP64_LIMIT or entry.usize >= _ZIP64_LIMIT

@@ -61,6 +61,11 @@ HOOKS: Dict[str, str] = {
 }
 
 
+#: watched modules a newer pip may drop without harm: the deprecated
+#: pkg_resources metadata backend, and ``lock`` (absent before pip 25.1)
+_OPTIONAL_MODULES = frozenset(("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock"))
+
+
 class _Untested:
     """Shape checks on a pip newer than the tested range (one process, one decision)."""
 
@@ -131,6 +136,8 @@ def verify_untested_pip() -> bool:
         try:
             module = importlib.import_module(name)
         except ImportError:
+            if name in _OPTIONAL_MODULES:
+                continue  # nothing there to patch, nothing relied on
             _give_up([f"module {name} is gone"])
             break
         patch_module(module)

@@ -59,7 +59,7 @@ def abi_requirements(candidate: Any) -> Tuple[Any, ...]:
     """The :class:`~pip_variants.abi.AbiRequirement` s a candidate's wheel carries."""
     if not STATE.abi_links:
         return ()
-    return _requirements_of(getattr(candidate, "_link", None))
+    return _requirements_of(_link_of(candidate))
 
 
 def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
@@ -123,7 +123,7 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     # in the target environment: show what `pip install` would see.
                     installed = STATE_ENV_READER
                 named = [r.name for r in root_reqs if getattr(r, "name", None)]
-                eager = getattr(self, "_upgrade_strategy", "") == "eager" or bool(
+                eager = getattr(self, "upgrade_strategy", "") == "eager" or bool(
                     getattr(factory, "_force_reinstall", False)
                 )
                 # The engine (and its ABI context) is built when the first
@@ -195,6 +195,14 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
     return iter_dependencies
 
 
+def _link_of(candidate: Any) -> Any:
+    """The wheel link behind a candidate; an ``ExtrasCandidate`` (``pkg[x]``) wraps its base."""
+    link = getattr(candidate, "_link", None)
+    if link is None:
+        link = getattr(getattr(candidate, "base", None), "_link", None)
+    return link
+
+
 def _spec(abi: Any) -> str:
     spec = abi.specifier()
     if spec is not None:
@@ -202,8 +210,8 @@ def _spec(abi: Any) -> str:
     # Disjoint values (2.7 or 2.9) have no one-specifier form: the hull is
     # required, a documented over-approximation (docs/architecture.md).
     parts = sorted((tuple(int(p) for p in v.split(".")) for v in abi.values))
-    low, high = parts[0], parts[-1]
-    upper = high[:-1] + (high[-1] + 1,)
+    low = parts[0]
+    upper = max(p[:-1] + (p[-1] + 1,) for p in parts)
     return f"{abi.project}>={'.'.join(map(str, low))}.dev0,<{'.'.join(map(str, upper))}.dev0"
 
 
@@ -236,7 +244,7 @@ class _Alternates:
         build in place next to a dependency it was not built for."""
         if self._list is None or not STATE.abi_links:
             return []
-        link = getattr(candidate, "_link", None)
+        link = _link_of(candidate)
         if link is None or not _requirements_of(link):
             return []
         seen: Set[Any] = {_key(link)}

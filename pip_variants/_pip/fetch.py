@@ -259,10 +259,14 @@ def download_many(session: Any, jobs: "list[Tuple[Any, str]]", read: Any, limit:
     _install_log_filter()
     thread_session = _ThreadSession(session)
     held: "dict[int, list]" = {}
-    gate = threading.Semaphore(max_threads)
+    queue = list(reversed(pending))  # list.pop() is atomic: the workers share it
 
-    def work(i: int) -> None:
-        with gate:
+    def work() -> None:
+        while True:
+            try:
+                i = queue.pop()
+            except IndexError:
+                return
             ident = threading.get_ident()
             held[i] = _records[ident] = []
             try:
@@ -272,8 +276,9 @@ def download_many(session: Any, jobs: "list[Tuple[Any, str]]", read: Any, limit:
             finally:
                 _records.pop(ident, None)
 
-    threads = [threading.Thread(target=work, args=(i,), name="pip-variants-fetch", daemon=True)
-               for i in pending]
+    # A fixed pool, however many releases a project has.
+    threads = [threading.Thread(target=work, name="pip-variants-fetch", daemon=True)
+               for _ in range(min(max_threads, len(pending)))]
     for thread in threads:
         thread.start()
     here(0)  # meanwhile, the newest release on pip's thread

@@ -177,7 +177,7 @@ def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
 
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def __init__(self: Any, source: str, *args: Any, **kwargs: Any) -> None:
-            if kwargs.get("rules") is rules:
+            if kwargs.get("rules") is rules and not STATE.stepped_aside:
                 kwargs["rules"] = extended
             original(self, source, *args, **kwargs)
 
@@ -198,13 +198,24 @@ def _mentions(tree: Any, variable: type) -> bool:
     return False
 
 
+def _is_pip_marker_error(exc: Exception) -> bool:
+    """Errors pip's vendored packaging raises for a marker (e.g. an undefined
+    environment name): they belong to pip, not to a bug of ours."""
+    return type(exc).__module__.startswith("pip._vendor.packaging")
+
+
 def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
     marker_cls, variable = vm.marker_cls, vm.variable_cls
 
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def evaluate(self: Any, environment: Any = None, *args: Any, **kwargs: Any) -> bool:
-            tree = getattr(self, "_markers", None)
-            if not tree or not _mentions(tree, variable):
+            try:
+                tree = getattr(self, "_markers", None)
+                ours = bool(tree) and not STATE.stepped_aside and _mentions(tree, variable)
+            except Exception as exc:  # an unexpected tree shape: pip decides alone
+                messages.internal_error("Marker.evaluate", exc)
+                ours = False
+            if not ours:
                 return bool(original(self, environment, *args, **kwargs))
             from ..variant_markers import InvalidVariantComparison, compare
 
@@ -236,6 +247,11 @@ def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
             except InvalidVariantComparison as exc:
                 messages.warn_once(f"pip-variants: invalid variant marker {str(self)!r} ({exc}); taken as false")
                 return False
+            except Exception as exc:
+                if _is_pip_marker_error(exc):
+                    raise  # pip's own verdict on the non-variant part, as stock pip gives it
+                messages.internal_error("Marker.evaluate", exc)
+                return bool(original(self, environment, *args, **kwargs))
 
         return evaluate
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pip_variants.providers.base import FeatureConfig, ProviderError
 
@@ -236,16 +236,29 @@ def _level_zero_devices(library: str) -> List[Tuple[int, int]]:
     return out
 
 
+class LevelZeroTimeout(Exception):
+    """The Level Zero driver did not answer in time (not cached: it may next time)."""
+
+
+#: the abandoned thread of a query that timed out, if any
+_hung_worker: Optional[Any] = None
+
+
 def query_level_zero(
     library: Optional[str] = None, timeout: float = QUERY_TIMEOUT
 ) -> List[Tuple[int, int]]:
-    """The Level Zero devices, or ``[]`` when the stack is missing, fails or hangs.
+    """The Level Zero devices, or ``[]`` when the stack is missing or fails.
 
     The query runs in a daemon thread: if the driver hangs we give up after
-    ``timeout`` seconds and the thread is abandoned (it cannot block exit).
+    ``timeout`` seconds, abandon the thread and raise :class:`LevelZeroTimeout`
+    (the provider turns it into a warning, and the empty answer is not cached).
     """
     import threading
 
+    global _hung_worker
+    if _hung_worker is not None and _hung_worker.is_alive():
+        # Never a second zeInit beside a stuck one.
+        raise LevelZeroTimeout("Level Zero is still not answering (an earlier query hangs)")
     lib = library or level_zero_library()
     result: Dict[str, object] = {}
 
@@ -259,10 +272,8 @@ def query_level_zero(
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        logger.warning(
-            "intel: Level Zero did not answer within %.0f s; no Intel GPU assumed", timeout
-        )
-        return []
+        _hung_worker = worker
+        raise LevelZeroTimeout(f"Level Zero did not answer within {timeout:.0f} s")
     if "error" in result:
         logger.debug("intel: Level Zero unavailable (%s): %s", lib, result["error"])
         return []
@@ -361,7 +372,14 @@ class IntelProvider:
             return []  # the plugin supports Linux and Windows only
         if not self._worth_asking():
             return []
-        ips = device_ips(query_level_zero())
+        try:
+            devices = query_level_zero()
+        except LevelZeroTimeout as exc:
+            raise ProviderError(
+                NAMESPACE, f"{exc}; no Intel GPU assumed for this run (set "
+                f"{FORCE_DEVICE_IP_ENV} to skip detection)"
+            ) from None
+        ips = device_ips(devices)
         return [FeatureConfig(FEATURE, tuple(ips), multi_value=True)] if ips else []
 
     def all_configs(self) -> List[FeatureConfig]:

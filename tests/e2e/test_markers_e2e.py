@@ -78,7 +78,7 @@ def test_h100_gets_the_cu128_dependencies_and_pip_check_is_clean(fresh_venv, tor
     proc = run_pip(fresh_venv, "install", "--index-url", torch_index.url, "torch-like", env=H100)
     assert_one_warning_at_most(proc.stderr, fresh_venv)
     listed = json.loads(run_pip(fresh_venv, "list", "--format", "json").stdout)
-    names = {p["name"] for p in listed} - {"pip", "pip-variants", "pip_variants", "setuptools", "wheel",
+    names = {p["name"].lower().replace("_", "-") for p in listed} - {"pip", "pip-variants", "pip_variants", "setuptools", "wheel",
                                            "nvidia-ml-py", "py-cpuinfo", "packaging", "importlib-metadata",
                                            "zipp"}
     if markers_supported(fresh_venv):

@@ -97,6 +97,8 @@ def test_requirement_text_for_single_nested_and_disjoint_values():
     assert abi_resolution._spec(AbiRequirement("torch", ("2.9",))) == "torch==2.9.*"
     assert abi_resolution._spec(AbiRequirement("torch", ("2", "2.9"))) == "torch==2.*"
     assert abi_resolution._spec(AbiRequirement("torch", ("2.7", "2.9"))) == "torch>=2.7.dev0,<2.10.dev0"
+    # The upper bound is the largest of the values' bounds, not the bound of the largest value.
+    assert abi_resolution._spec(AbiRequirement("torch", ("2.7", "2.9", "2.9.1"))) == "torch>=2.7.dev0,<2.10.dev0"
 
 
 def test_conflict_sentence_names_builds_and_the_requested_version(patched):

@@ -126,15 +126,24 @@ def test_level_zero_error_gives_nothing(level_zero):
     assert IntelProvider().supported_configs() == []
 
 
-def test_hanging_driver_is_abandoned(mocker):
+def test_hanging_driver_is_abandoned_and_never_asked_twice(mocker):
     release = threading.Event()
+    mocker.patch.object(intel.sys, "platform", "linux")
+    mocker.patch.object(IntelProvider, "_worth_asking", return_value=True)
     mocker.patch.object(
         intel, "_level_zero_devices", side_effect=lambda lib: release.wait(5) and []
     )
+    mocker.patch.object(intel, "_hung_worker", None)
     start = time.perf_counter()
-    assert query_level_zero(timeout=0.2) == []
+    with pytest.raises(intel.LevelZeroTimeout):
+        query_level_zero(timeout=0.2)
     assert time.perf_counter() - start < 2
+    # No second zeInit beside the stuck one; the provider warns (a ProviderError
+    # is never cached, so the next run asks again).
+    with pytest.raises(ProviderError, match="still not answering"):
+        IntelProvider().supported_configs()
     release.set()
+    intel._hung_worker.join(5)
 
 
 def test_real_loader_absent_on_this_machine_is_harmless():
