@@ -9,14 +9,16 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
-from .abi import AbiRequirement, AbiSource, requirements_for
 from .filename import NULL_LABEL
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
 from .selection import Preferences, Ranking, Rejection, find_incompatibility, rank_variants
 from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
+
+if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
+    from .abi import AbiRequirement, AbiSource
 
 __all__ = [
     "VariantSettings",
@@ -139,6 +141,8 @@ class Selection:
 def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
               forced: Optional[str]) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]]]:
     """ABI rejections say which version was seen; allowed labels get their requirements."""
+    from .abi import requirements_for
+
     sources = {(a.namespace, s.project): s for a in answers for s in a.abi_sources}
     namespaces = {a.namespace for a in answers}
     rejected = dict(ranking.rejected)

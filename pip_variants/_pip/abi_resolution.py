@@ -82,7 +82,8 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
     if len(md.variants) != 1:
         return ()
     (props,) = md.variants.values()
-    ctx = STATE.abi_context or AbiContext.from_environment()
+    ctx = STATE.abi_context or (STATE.abi_factory() if STATE.abi_factory is not None
+                                else AbiContext.from_environment())
     fixed = set(ctx.overrides) | set(ctx.profile)
     binding: Dict[str, List[str]] = {}
     for ns, features in props.items():
@@ -321,7 +322,7 @@ def abi_conflicts(causes: Any) -> List[str]:
         for dep in sorted(deps):
             values = sorted(builds.get(dep, ()), key=lambda v: tuple(int(p) for p in v.split(".")))
             have = f"has builds for {dep} {_join(values)}" if values else f"has builds for other {dep} versions"
-            ctx = STATE.abi_context
+            ctx = STATE.abi_context or (STATE.abi_factory() if STATE.abi_factory is not None else None)
             installed = (ctx.installed or {}).get(dep) if ctx is not None else None
             if dep in wanted:
                 other = f"{_join(wanted[dep])} is being installed"
