@@ -8,9 +8,10 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
+from ._record import record
 from .filename import NULL_LABEL
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
@@ -68,7 +69,7 @@ def parse_forced(items: Iterable[str]) -> Dict[str, str]:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class VariantSettings:
     enabled: bool = True
     forced: Mapping[str, str] = field(default_factory=dict)
@@ -77,7 +78,7 @@ class VariantSettings:
     support: SupportSettings = SupportSettings()
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """The outcome for one release: the labels to try, best first."""
 

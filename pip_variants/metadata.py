@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._record import record
 from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
 from .properties import (
     FEATURE_RE,
@@ -90,7 +91,7 @@ class UnsupportedSchemaVersion(InvalidVariantMetadata):
     """``$schema`` names a format version this release cannot read (PEP 825: MUST reject)."""
 
 
-@dataclass(frozen=True)
+@record
 class ProviderInfo:
     """How one namespace's supported properties are obtained.
 
@@ -119,7 +120,7 @@ class ProviderInfo:
         return "unspecified"
 
 
-@dataclass(frozen=True)
+@record
 class VariantMetadata:
     """One release's combined variant metadata, whatever format it came in."""
 

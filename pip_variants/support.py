@@ -22,9 +22,9 @@ Imports no pip. Plugins always run out of process.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ._record import record
 from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
 from .properties import Supported
 from .providers.base import FeatureConfig, ProviderError, configs_to_supported
@@ -43,7 +43,7 @@ __all__ = [
 PluginInstaller = Callable[[Sequence[str]], str]
 
 
-@dataclass(frozen=True)
+@record
 class SupportSettings:
     profile: Optional[Supported] = None
     profile_source: str = ""
@@ -62,7 +62,7 @@ class SupportSettings:
     abi_factory: Optional[Callable[[], AbiContext]] = None
 
 
-@dataclass(frozen=True)
+@record
 class NamespaceSupport:
     """One namespace's answer: features best first, where it came from, and any notice."""
 
