@@ -464,8 +464,11 @@ def load_metadata(content: Union[bytes, str], source: str) -> VariantMetadata:
             source, f"file is {len(content)} bytes, over the {MAX_METADATA_BYTES}-byte limit"
         )
     if isinstance(content, bytes):
+        # What the utf-8-sig codec does, without importing it into every pip run.
+        if content[:3] == b"\xef\xbb\xbf":
+            content = content[3:]
         try:
-            content = content.decode("utf-8-sig")
+            content = content.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidVariantMetadata(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
