@@ -187,13 +187,35 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
         try:
             from pip._vendor.packaging.requirements import Requirement
 
-            extra = [Requirement(_spec(abi)) for abi in installed_abi_requirements(self)]
+            extra = [Requirement(_spec(abi)) for abi in _installed_abi_cached(self)]
         except Exception as exc:
             messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
             return
         yield from extra
 
     return iter_dependencies
+
+
+_CACHE_ATTR = "_pip_variants_abi"
+
+
+def _installed_abi_cached(dist: Any) -> Tuple[Any, ...]:
+    """:func:`installed_abi_requirements`, read once per distribution object:
+    pip asks a distribution for its dependencies several times in one resolution,
+    and each ask would otherwise open its ``variant.json`` again. Keyed by the
+    ABI context in force (the engine's, once made, knows the profile; without
+    one, ``VARIANT_ABI_DEPENDENCY`` is read again, as the uncached path does)."""
+    ctx = STATE.abi_context if STATE.abi_context is not None else STATE.abi_factory
+    key = (id(ctx), os.environ.get("VARIANT_ABI_DEPENDENCY"))
+    cached = getattr(dist, _CACHE_ATTR, None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = installed_abi_requirements(dist)
+    try:
+        setattr(dist, _CACHE_ATTR, (key, result))
+    except Exception:  # a distribution class with __slots__: read every time
+        pass
+    return result
 
 
 def _spec(abi: Any) -> str:
