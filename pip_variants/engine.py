@@ -8,15 +8,18 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from dataclasses import field, replace
+from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
-from .abi import AbiRequirement, AbiSource, requirements_for
+from ._record import record
 from .filename import NULL_LABEL
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
 from .selection import Preferences, Ranking, Rejection, find_incompatibility, rank_variants
 from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
+
+if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
+    from .abi import AbiRequirement, AbiSource
 
 __all__ = [
     "VariantSettings",
@@ -66,7 +69,7 @@ def parse_forced(items: Iterable[str]) -> Dict[str, str]:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class VariantSettings:
     enabled: bool = True
     forced: Mapping[str, str] = field(default_factory=dict)
@@ -75,7 +78,7 @@ class VariantSettings:
     support: SupportSettings = SupportSettings()
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """The outcome for one release: the labels to try, best first."""
 
@@ -139,6 +142,8 @@ class Selection:
 def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
               forced: Optional[str]) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]]]:
     """ABI rejections say which version was seen; allowed labels get their requirements."""
+    from .abi import requirements_for
+
     sources = {(a.namespace, s.project): s for a in answers for s in a.abi_sources}
     namespaces = {a.namespace for a in answers}
     rejected = dict(ranking.rejected)

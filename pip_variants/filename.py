@@ -9,8 +9,9 @@ the caller (pip, or :mod:`packaging.tags`): this module only separates the label
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional, Tuple
+
+from ._record import record
 
 __all__ = [
     "LABEL_RE",
@@ -38,7 +39,7 @@ class InvalidVariantFilename(ValueError):
     """A filename looks like a variant wheel but breaks the PEP 825 grammar."""
 
 
-@dataclass(frozen=True)
+@record
 class WheelName:
     filename: str
     name: str

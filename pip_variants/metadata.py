@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._record import record
 from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
 from .properties import (
     FEATURE_RE,
@@ -90,7 +91,7 @@ class UnsupportedSchemaVersion(InvalidVariantMetadata):
     """``$schema`` names a format version this release cannot read (PEP 825: MUST reject)."""
 
 
-@dataclass(frozen=True)
+@record
 class ProviderInfo:
     """How one namespace's supported properties are obtained.
 
@@ -119,7 +120,7 @@ class ProviderInfo:
         return "unspecified"
 
 
-@dataclass(frozen=True)
+@record
 class VariantMetadata:
     """One release's combined variant metadata, whatever format it came in."""
 
@@ -463,8 +464,11 @@ def load_metadata(content: Union[bytes, str], source: str) -> VariantMetadata:
             source, f"file is {len(content)} bytes, over the {MAX_METADATA_BYTES}-byte limit"
         )
     if isinstance(content, bytes):
+        # What the utf-8-sig codec does, without importing it into every pip run.
+        if content[:3] == b"\xef\xbb\xbf":
+            content = content[3:]
         try:
-            content = content.decode("utf-8-sig")
+            content = content.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidVariantMetadata(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:

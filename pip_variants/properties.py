@@ -6,8 +6,9 @@ Pure functions over small immutable values; imports nothing from pip.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, Mapping, Sequence, Tuple
+
+from ._record import record
 
 __all__ = [
     "NAMESPACE_RE",
@@ -65,7 +66,7 @@ def validate_value(text: object) -> str:
     return _check(VALUE_RE, "feature value", text)
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class VariantFeature:
     namespace: str
     feature: str
@@ -83,7 +84,7 @@ class VariantFeature:
         return cls(validate_namespace(m.group("ns")), validate_feature(m.group("feature")))
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class VariantProperty:
     namespace: str
     feature: str

@@ -13,9 +13,10 @@ wheels come after it (that last step is the caller's).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
+from ._record import record
 from .filename import NULL_LABEL
 from .metadata import ABI_DEPENDENCY, VariantMetadata
 from .properties import PropertySet, Supported
@@ -33,7 +34,7 @@ _INF = float("inf")
 _LAST = ((_INF, _INF, _INF),)
 
 
-@dataclass(frozen=True)
+@record
 class Preferences:
     """User ordering overrides (variantlib's ``variants.toml`` shape).
 
@@ -45,7 +46,7 @@ class Preferences:
     properties: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record
 class Rejection:
     """Why a label is not installable here."""
 
@@ -69,7 +70,7 @@ class Rejection:
         return f"needs {needs}; {have}"
 
 
-@dataclass(frozen=True)
+@record
 class Ranking:
     """Compatible labels best first (``null`` last if present) and the rejected ones."""
 

@@ -22,13 +22,15 @@ Imports no pip. Plugins always run out of process.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .abi import AbiContext, AbiSource, is_abi_provider, supported_values
-from .metadata import ProviderInfo, VariantMetadata
+from ._record import record
+from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
 from .properties import Supported
 from .providers.base import FeatureConfig, ProviderError, configs_to_supported
+
+if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
+    from .abi import AbiContext, AbiSource
 
 __all__ = [
     "SupportSettings",
@@ -41,7 +43,7 @@ __all__ = [
 PluginInstaller = Callable[[Sequence[str]], str]
 
 
-@dataclass(frozen=True)
+@record
 class SupportSettings:
     profile: Optional[Supported] = None
     profile_source: str = ""
@@ -55,9 +57,12 @@ class SupportSettings:
     plugin_timeout: float = 30.0
     #: the ABI provider's inputs; ``None``: this process's environment and ``VARIANT_ABI_DEPENDENCY``
     abi: Optional[AbiContext] = None
+    #: called once, on the first ABI namespace, when ``abi`` is ``None`` (pip's hooks
+    #: make the command's context there, so a run without one never imports abi.py)
+    abi_factory: Optional[Callable[[], AbiContext]] = None
 
 
-@dataclass(frozen=True)
+@record
 class NamespaceSupport:
     """One namespace's answer: features best first, where it came from, and any notice."""
 
@@ -210,7 +215,7 @@ class SupportResolver:
         ]
         for ns in namespaces:
             info = metadata.provider(ns)
-            if is_abi_provider(ns, info.builtin):
+            if ns == ABI_DEPENDENCY or info.builtin == ABI_DEPENDENCY:  # abi.is_abi_provider
                 answer = self.abi_support(info, metadata)
             else:
                 answer = self.namespace_support(info)
@@ -222,7 +227,12 @@ class SupportResolver:
     @property
     def abi_context(self) -> AbiContext:
         if self._abi is None:
-            self._abi = AbiContext.from_environment(profile=self.settings.profile)
+            if self.settings.abi_factory is not None:
+                self._abi = self.settings.abi_factory()
+            else:
+                from .abi import AbiContext
+
+                self._abi = AbiContext.from_environment(profile=self.settings.profile)
         return self._abi
 
     def abi_support(self, info: ProviderInfo, metadata: VariantMetadata) -> NamespaceSupport:
@@ -236,6 +246,8 @@ class SupportResolver:
         for props in metadata.variants.values():
             for feature, values in props.get(ns, {}).items():
                 declared.setdefault(feature, []).extend(values)
+        from .abi import supported_values
+
         ctx = self.abi_context
         features: Dict[str, Tuple[str, ...]] = {}
         sources = []

@@ -209,6 +209,17 @@ def test_load_metadata_bad_bytes():
         load_metadata(b"[]", "u")
 
 
+def test_load_metadata_byte_order_mark():
+    """A leading UTF-8 BOM is dropped once (as the utf-8-sig codec does);
+    a bad byte is reported at its offset after the BOM."""
+    plain = json.dumps(V020_DOC).encode()
+    assert load_metadata(b"\xef\xbb\xbf" + plain, "u") == load_metadata(plain, "u")
+    with pytest.raises(InvalidVariantMetadata, match="not valid JSON"):
+        load_metadata(b"\xef\xbb\xbf\xef\xbb\xbf" + plain, "u")
+    with pytest.raises(InvalidVariantMetadata, match="invalid start byte at byte 2"):
+        load_metadata(b"\xef\xbb\xbf{ \xff}", "u")
+
+
 def _wheel_bytes(label, doc):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:

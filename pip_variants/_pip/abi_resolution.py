@@ -82,7 +82,8 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
     if len(md.variants) != 1:
         return ()
     (props,) = md.variants.values()
-    ctx = STATE.abi_context or AbiContext.from_environment()
+    ctx = STATE.abi_context or (STATE.abi_factory() if STATE.abi_factory is not None
+                                else AbiContext.from_environment())
     fixed = set(ctx.overrides) | set(ctx.profile)
     binding: Dict[str, List[str]] = {}
     for ns, features in props.items():
@@ -186,7 +187,7 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
         try:
             from pip._vendor.packaging.requirements import Requirement
 
-            extra = [Requirement(_spec(abi)) for abi in installed_abi_requirements(self)]
+            extra = [Requirement(_spec(abi)) for abi in _installed_abi_cached(self)]
         except Exception as exc:
             messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
             return
@@ -201,6 +202,28 @@ def _link_of(candidate: Any) -> Any:
     if link is None:
         link = getattr(getattr(candidate, "base", None), "_link", None)
     return link
+
+
+_CACHE_ATTR = "_pip_variants_abi"
+
+
+def _installed_abi_cached(dist: Any) -> Tuple[Any, ...]:
+    """:func:`installed_abi_requirements`, read once per distribution object:
+    pip asks a distribution for its dependencies several times in one resolution,
+    and each ask would otherwise open its ``variant.json`` again. Keyed by the
+    ABI context in force (the engine's, once made, knows the profile; without
+    one, ``VARIANT_ABI_DEPENDENCY`` is read again, as the uncached path does)."""
+    ctx = STATE.abi_context if STATE.abi_context is not None else STATE.abi_factory
+    key = (id(ctx), os.environ.get("VARIANT_ABI_DEPENDENCY"))
+    cached = getattr(dist, _CACHE_ATTR, None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = installed_abi_requirements(dist)
+    try:
+        setattr(dist, _CACHE_ATTR, (key, result))
+    except Exception:  # a distribution class with __slots__: read every time
+        pass
+    return result
 
 
 def _spec(abi: Any) -> str:
@@ -329,7 +352,7 @@ def abi_conflicts(causes: Any) -> List[str]:
         for dep in sorted(deps):
             values = sorted(builds.get(dep, ()), key=lambda v: tuple(int(p) for p in v.split(".")))
             have = f"has builds for {dep} {_join(values)}" if values else f"has builds for other {dep} versions"
-            ctx = STATE.abi_context
+            ctx = STATE.abi_context or (STATE.abi_factory() if STATE.abi_factory is not None else None)
             installed = (ctx.installed or {}).get(dep) if ctx is not None else None
             if dep in wanted:
                 other = f"{_join(wanted[dep])} is being installed"

@@ -85,9 +85,10 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
     for answer in answers:
         if answer.notice:
             messages.warn_once(f"pip-variants: {answer.notice}")
-    props = format_property_set(metadata.variants.get(label, {}))
-    shown = ", ".join(props[:4]) + (", ..." if len(props) > 4 else "")
-    messages.info_once(f"{parsed.name} {parsed.version}: variant {label} ({shown or 'null variant'})")
+    if messages.info_enabled():
+        props = format_property_set(metadata.variants.get(label, {}))
+        shown = ", ".join(props[:4]) + (", ..." if len(props) > 4 else "")
+        messages.info_once(f"{parsed.name} {parsed.version}: variant {label} ({shown or 'null variant'})")
     ctx.remember(link, Outcome(metadata=metadata, json_url=json_url))
 
 

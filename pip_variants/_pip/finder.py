@@ -267,7 +267,8 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if label is not None:
             chosen = ctx.finder.known_outcome(_compat.link_source(best.link), ctx.canonical, newest)
             if chosen is not None and chosen.selection is not None:
-                messages.info_once(chosen.selection.describe(label))
+                if messages.info_enabled():
+                    messages.info_once(chosen.selection.describe(label))
                 problem = chosen.selection.forced_problem
                 if problem is not None and chosen.selection.forced == label:
                     messages.warn_once(

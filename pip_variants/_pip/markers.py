@@ -37,7 +37,7 @@ one warning naming the pip release and the project, instead of pip crashing.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from . import _compat, _patching, messages
 from .context import label_of
@@ -167,17 +167,24 @@ def _candidate_environment(candidate: Any) -> Any:
 
 def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
     rules = vm.default_rules
-    stock = rules["VARIABLE"]
-    pattern = stock if isinstance(stock, str) else stock.pattern
-    flags = re.VERBOSE if isinstance(stock, str) else stock.flags
-    extended = dict(rules)
-    extended["VARIABLE"] = re.compile(
-        r"(?:\bvariant_(?:label|properties|features|namespaces)\b)|(?:" + pattern + r")", flags
-    )
+    extended: Dict[str, Any] = {}
+
+    def extend() -> Dict[str, Any]:
+        # Compiled on the first marker pip parses, not when pip starts.
+        stock = rules["VARIABLE"]
+        pattern = stock if isinstance(stock, str) else stock.pattern
+        flags = re.VERBOSE if isinstance(stock, str) else stock.flags
+        out = dict(rules)
+        out["VARIABLE"] = re.compile(
+            r"(?:\bvariant_(?:label|properties|features|namespaces)\b)|(?:" + pattern + r")", flags
+        )
+        return out
 
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def __init__(self: Any, source: str, *args: Any, **kwargs: Any) -> None:
             if kwargs.get("rules") is rules and not STATE.stepped_aside:
+                if not extended:
+                    extended.update(extend())
                 kwargs["rules"] = extended
             original(self, source, *args, **kwargs)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Set, Tuple
 
-__all__ = ["logger", "info_once", "warn_once", "debug", "internal_error", "reset"]
+__all__ = ["logger", "info_enabled", "info_once", "warn_once", "debug", "internal_error", "reset"]
 
 logger = logging.getLogger("pip_variants")
 
@@ -23,6 +23,12 @@ def _once(level: int, message: str) -> bool:
         return False
     _seen.add(key)
     return True
+
+
+def info_enabled() -> bool:
+    """Would an info line show (not under ``-q``, or a ``--log`` file takes it)?
+    Lets a caller skip building the line."""
+    return logger.isEnabledFor(logging.INFO)
 
 
 def info_once(message: str) -> None:

@@ -168,17 +168,25 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
 
     def make_engine() -> Any:
         # Deferred: only a pip run that meets a variant wheel pays for the core.
-        from ..abi import AbiContext
         from ..engine import VariantEngine, VariantSettings
         from ..support import SupportSettings
 
-        if STATE.abi_context is None:
-            STATE.abi_context = AbiContext.from_environment(profile=profile)
-            if STATE.abi_binding is not None:
-                STATE.abi_context.bind(*STATE.abi_binding)
-        abi = STATE.abi_context
-        for problem in abi.problems:
-            messages.warn_once(f"pip-variants: {problem}")
+        def abi_context() -> Any:
+            # Made on first use: abi.py is imported only for a release with an ABI
+            # namespace, or here when VARIANT_ABI_DEPENDENCY has something to warn about.
+            if STATE.abi_context is None:
+                from ..abi import AbiContext
+
+                STATE.abi_context = AbiContext.from_environment(profile=profile)
+                if STATE.abi_binding is not None:
+                    STATE.abi_context.bind(*STATE.abi_binding)
+                for problem in STATE.abi_context.problems:
+                    messages.warn_once(f"pip-variants: {problem}")
+            return STATE.abi_context
+
+        STATE.abi_factory = abi_context
+        if os.environ.get("VARIANT_ABI_DEPENDENCY"):  # its problems are reported up front, as before
+            abi_context()
 
         support = SupportSettings(
             profile=profile,
@@ -188,7 +196,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             strict=opts.strict,
             python=sys.executable,
             plugin_timeout=_plugin_timeout(),
-            abi=abi,
+            abi=STATE.abi_context,
+            abi_factory=abi_context,
         )
         return VariantEngine(
             VariantSettings(enabled=True, forced=forced, support=support),

@@ -69,6 +69,9 @@ class ProcessState:
         self.abi_builds: Dict[Tuple[str, str], Dict[str, Set[str]]] = {}
         #: the command's :class:`pip_variants.abi.AbiContext` (H8 makes it, H14 fills it)
         self.abi_context: Optional[Any] = None
+        #: H8's maker of that context (set with the engine, so a release without an ABI
+        #: namespace never imports abi.py)
+        self.abi_factory: Optional[Any] = None
         #: H14's ``(installed reader, named projects, all changing)`` for that context
         self.abi_binding: Optional[Tuple[Any, List[str], bool]] = None
 

@@ -13,8 +13,9 @@ third-party plugins, static metadata entries and saved profiles all end up as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
+
+from .._record import record
 
 __all__ = [
     "FeatureConfig",
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class FeatureConfig:
     """One feature a provider supports, with its values best first."""
 

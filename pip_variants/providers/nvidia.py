@@ -19,8 +19,9 @@ import logging
 import os
 import re
 import sys
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
+
+from .._record import record
 
 from pip_variants.providers.base import FeatureConfig, ProviderError
 
@@ -204,7 +205,7 @@ def _env(name: str) -> Optional[str]:
 # --------------------------------------------------------------------------- detection
 
 
-@dataclass(frozen=True)
+@record
 class NvmlInfo:
     """What NVML reported: driver CUDA version and highest compute capability."""
 

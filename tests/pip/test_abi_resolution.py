@@ -210,3 +210,20 @@ def test_an_installed_abi_build_binds_nothing_under_no_variants_or_an_override(p
     assert _deps(dist) == ["torch-like"]
     STATE.enabled = True
     assert _deps(dist) == ["torch-like", "torch-like==2.8.*"]
+
+
+def test_an_installed_build_is_read_once_per_distribution(patched, tmp_path, monkeypatch):
+    """pip asks a distribution for its dependencies several times: variant.json is
+    read once per distribution object and ABI context."""
+    static = {"nvidia": {"static-properties": {}}}
+    pd = _variant_json("torch28", {"abi_dependency": {"torch_like": ["2.8"]}}, static)
+    dist = _installed_dist(tmp_path / "pd", "attn-like", pd, ["torch-like"])
+    reads = []
+    original = abi_resolution.installed_abi_requirements
+    monkeypatch.setattr(abi_resolution, "installed_abi_requirements", lambda d: reads.append(d) or original(d))
+    STATE.enabled = True
+    assert _deps(dist) == _deps(dist) == ["torch-like", "torch-like==2.8.*"]
+    assert len(reads) == 1
+    monkeypatch.setenv("VARIANT_ABI_DEPENDENCY", "torch-like==2.9.0")  # another context: read again
+    assert _deps(dist) == ["torch-like"]
+    assert len(reads) == 2

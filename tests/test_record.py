@@ -1,0 +1,80 @@
+"""``@record`` behaves as ``@dataclass(frozen=True[, order=True])``."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from typing import Mapping, Tuple
+
+import pytest
+
+from pip_variants._record import record
+
+
+@record(order=True)
+class Point:
+    x: str
+    y: str = "b"
+    z: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class DcPoint:
+    x: str
+    y: str = "b"
+    z: Tuple[str, ...] = ()
+
+
+@record
+class Holder:
+    """Holds things."""
+
+    name: str
+    items: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+
+def test_init_defaults_and_keywords() -> None:
+    assert Point("a") == Point(x="a", y="b", z=())
+    assert Point("a", z=("q",)).z == ("q",)
+    h1, h2 = Holder("n"), Holder("n")
+    assert h1.items == {} and h1.items is not h2.items
+    assert Holder("n", {"a": 1}).size == 1
+    for bad in (lambda: Point(), lambda: Point("a", "b", (), 4), lambda: Point("a", x="b"),
+                lambda: Point("a", w=1)):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_same_behaviour_as_dataclass() -> None:
+    a, b = Point("a", "c"), Point("a", "d")
+    da, db = DcPoint("a", "c"), DcPoint("a", "d")
+    assert repr(a) == repr(da).replace("DcPoint", "Point")
+    assert hash(a) == hash(da)
+    assert (a < b, a <= b, a > b, a >= b) == (da < db, da <= db, da > db, da >= db)
+    assert sorted([b, a]) == [a, b]
+    assert a != da and a.__eq__(da) is NotImplemented
+    assert Point("a") in {Point("a")}
+    with pytest.raises(TypeError):
+        _ = a < da
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = "z"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del a.x
+    with pytest.raises(TypeError):
+        hash(Holder("n"))  # a dict field: unhashable, as with dataclass
+
+
+def test_still_a_dataclass() -> None:
+    a = Point("a", "c")
+    assert dataclasses.is_dataclass(a)
+    assert [f.name for f in dataclasses.fields(a)] == ["x", "y", "z"]
+    assert dataclasses.replace(a, y="q") == Point("a", "q")
+    assert dataclasses.asdict(Holder("n", {"k": 1})) == {"name": "n", "items": {"k": 1}}
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert Holder.__doc__ == "Holds things."
+    assert Point.__doc__ == "Point(x, y, z)"
+    assert list(vars(Point("a", z=(), y="q"))) == ["x", "y", "z"]
