@@ -17,7 +17,7 @@ no ``InitVar``/``ClassVar``, no subclassing of a record.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, TypeVar
 
 __all__ = ["record"]
 
@@ -27,11 +27,19 @@ _MISSING = dataclasses.MISSING
 _set = object.__setattr__
 
 
-def record(cls: Optional[T] = None, *, order: bool = False) -> Any:
-    """``@record`` / ``@record(order=True)``: ``@dataclass(frozen=True[, order=True])``."""
-    if cls is None:
-        return lambda c: _build(c, order)
-    return _build(cls, order)
+if TYPE_CHECKING:  # type checkers are told what it behaves as: a frozen dataclass
+    from typing_extensions import dataclass_transform
+
+    @dataclass_transform(frozen_default=True)
+    def record(cls: Any = None, *, order: bool = False) -> Any: ...
+
+else:
+
+    def record(cls: Optional[T] = None, *, order: bool = False) -> Any:
+        """``@record`` / ``@record(order=True)``: ``@dataclass(frozen=True[, order=True])``."""
+        if cls is None:
+            return lambda c: _build(c, order)
+        return _build(cls, order)
 
 
 def _build(cls: T, order: bool) -> T:
