@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ._atomic import replacing
+
 __all__ = [
     "PTH_NAME",
     "START_NAME",
@@ -279,16 +281,8 @@ def _write_file(path: Path, data: bytes) -> None:
     # A temporary name and a rename: a Python starting meanwhile sees the old
     # file or the new one, never half of it. open() honours the umask.
     tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with replacing(tmp, path), open(tmp, "wb") as f:
+        f.write(data)
 
 
 def _activation_target(prefix: Optional[str]) -> SiteDir:

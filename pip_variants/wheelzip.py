@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Dict, List, Mapping, Tuple, Union
 
+from ._atomic import replacing
+
 __all__ = ["WheelZipError", "WheelSource", "RawZipWriter", "rewrite_wheel", "read_member", "record_hash"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -344,16 +346,9 @@ class WheelSource:
         """
         dest_path = Path(dest)
         tmp = dest_path.with_name(f".{dest_path.name}.{os.getpid()}.tmp")
-        try:
+        with replacing(tmp, dest_path):
             with open(self.path, "rb", buffering=0) as raw, _create(tmp) as out:
                 self._write(RawZipWriter(out.fileno()), raw.fileno(), record_name, replace, date_time)
-            os.replace(tmp, dest_path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
         return dest_path
 
     def _write(self, writer: RawZipWriter, src_fd: int, record_name: str,

@@ -24,6 +24,8 @@ import os
 import tempfile
 from typing import Any, Optional, Tuple
 
+from .._atomic import replacing
+
 __all__ = ["download", "cache_path", "revalidate", "STORE_DIR"]
 
 #: Sub-directory of pip's HTTP cache directory holding verified index files.
@@ -83,16 +85,8 @@ def _write_store(path: str, content: bytes) -> None:
     try:
         os.makedirs(directory, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(content)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        with replacing(tmp, path), os.fdopen(fd, "wb") as f:
+            f.write(content)
     except OSError:
         pass
 
