@@ -23,6 +23,7 @@ import os
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from pip_variants.providers._host import read_hex, stat_signature
 from pip_variants.providers.base import FeatureConfig, ProviderError
 
 __all__ = [
@@ -280,14 +281,6 @@ def query_level_zero(
     return list(result.get("devices", []))  # type: ignore[arg-type]
 
 
-def _read_hex(path: str) -> int:
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            return int(f.read().strip(), 16)
-    except (OSError, ValueError):
-        return -1
-
-
 def intel_display_devices(pci_root: str = _PCI_DEVICES) -> Optional[List[str]]:
     """PCI addresses of Intel display-class devices, or None if PCI is not visible."""
     try:
@@ -298,32 +291,24 @@ def intel_display_devices(pci_root: str = _PCI_DEVICES) -> Optional[List[str]]:
     for entry in entries:
         dev = os.path.join(pci_root, entry)
         if (
-            _read_hex(os.path.join(dev, "vendor")) == INTEL_VENDOR_ID
-            and (_read_hex(os.path.join(dev, "class")) >> 16) == 0x03
+            read_hex(os.path.join(dev, "vendor")) == INTEL_VENDOR_ID
+            and (read_hex(os.path.join(dev, "class")) >> 16) == 0x03
         ):
             out.append(entry)
     return out
-
-
-def _stat_signature(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ""
-    return f"{st.st_size}:{st.st_mtime_ns}"
 
 
 def _library_signatures() -> str:
     if sys.platform == "win32":
         lib = level_zero_library()
         gpu = os.path.join(os.path.dirname(lib), "ze_intel_gpu64.dll")
-        return ";".join(_stat_signature(p) for p in (lib, gpu))
+        return ";".join(stat_signature(p) for p in (lib, gpu))
     dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     dirs += list(_LINUX_LIB_DIRS)
     sigs = []
     for d in dirs:
         for name in ("libze_loader.so.1", "libze_intel_gpu.so.1"):
-            sig = _stat_signature(os.path.join(d, name))
+            sig = stat_signature(os.path.join(d, name))
             if sig:
                 sigs.append(f"{d}/{name}={sig}")
     return ";".join(sigs)

@@ -21,9 +21,10 @@ import re
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from .._record import record
-
+from pip_variants.providers._host import stat_signature
 from pip_variants.providers.base import FeatureConfig, ProviderError
+
+from .._record import record
 
 __all__ = [
     "NvidiaProvider",
@@ -332,14 +333,6 @@ def _read_first_line(path: str) -> str:
         return ""
 
 
-def _stat_signature(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ""
-    return f"{st.st_size}:{st.st_mtime_ns}"
-
-
 class NvidiaProvider:
     """Built-in stand-in for ``nvidia-variant-provider`` (see module docstring)."""
 
@@ -384,7 +377,7 @@ class NvidiaProvider:
             "kernel_driver": kernel,
             "gpus": gpus,
             "hints": "".join("1" if os.path.exists(p) else "0" for p in _DRIVER_HINT_PATHS),
-            "nvml_libs": ";".join(_stat_signature(p) for p in _NVML_LIBRARY_FILES),
+            "nvml_libs": ";".join(stat_signature(p) for p in _NVML_LIBRARY_FILES),
             FORCE_CUDA_ENV: os.environ.get(FORCE_CUDA_ENV, ""),
             FORCE_SM_ENV: os.environ.get(FORCE_SM_ENV, ""),
         }

@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Dict, FrozenSet, List, Tuple
 
+from pip_variants.providers._host import read_hex
 from pip_variants.providers.base import FeatureConfig
 
 __all__ = [
@@ -42,14 +43,6 @@ def force_present(value: str) -> bool:
     return value.strip().lower() in _TRUE_WORDS
 
 
-def _read_hex(path: str) -> int:
-    try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            return int(f.read().strip(), 16)
-    except (OSError, ValueError):
-        return -1
-
-
 def scan_pci_for_tpu(root: str = PCI_DEVICES) -> bool:
     """Whether any PCI device under ``root`` is a Google TPU."""
     try:
@@ -58,9 +51,9 @@ def scan_pci_for_tpu(root: str = PCI_DEVICES) -> bool:
         return False
     for entry in entries:
         dev = os.path.join(root, entry)
-        if _read_hex(os.path.join(dev, "vendor")) != GOOGLE_VENDOR_ID:
+        if read_hex(os.path.join(dev, "vendor")) != GOOGLE_VENDOR_ID:
             continue
-        if _read_hex(os.path.join(dev, "device")) in TPU_DEVICE_IDS:
+        if read_hex(os.path.join(dev, "device")) in TPU_DEVICE_IDS:
             return True
     return False
 
