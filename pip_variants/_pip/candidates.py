@@ -80,16 +80,19 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def patch(module: Any) -> None:
-    from . import markers
+    from . import lookahead, markers
     from .abi_resolution import wrap_iter_dependencies
 
     cls = module._InstallRequirementBackedCandidate
     _patching.patch(cls, "_check_metadata_consistency", _wrap)
-    # Two hooks wrap the dependencies of an installable candidate: variant
-    # markers (H18) evaluate them for the chosen wheel, then the ABI hook (H15)
-    # adds what the chosen build requires. One patch holds both.
+    # Three hooks wrap the dependencies of an installable candidate: variant
+    # markers (H18) evaluate them for the chosen wheel, the ABI hook (H15) adds
+    # what the chosen build requires, and the look-ahead (H19) reads ahead what
+    # pip will look up next. One patch holds them.
     _patching.patch(
         cls, "iter_dependencies",
-        lambda original: wrap_iter_dependencies(markers.wrap_candidate_iter_dependencies(original)),
+        lambda original: lookahead.wrap_iter_dependencies(
+            wrap_iter_dependencies(markers.wrap_candidate_iter_dependencies(original))
+        ),
     )
     markers.patch_candidates(module)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from . import _compat, messages
 from .state import STATE, ChosenVariant
@@ -23,6 +23,7 @@ from .state import STATE, ChosenVariant
 if TYPE_CHECKING:  # the selection core is imported when a variant shows up
     from ..engine import Selection, VariantEngine, VariantLabelNotFound
     from ..metadata import VariantMetadata
+    from .background import Background
 
 __all__ = ["ATTR", "FinderContext", "EvaluatorContext", "Outcome", "label_of", "redact", "filename_module"]
 
@@ -161,6 +162,11 @@ class FinderContext:
         self.registry: Dict[Tuple[str, str, str], Any] = {}
         self._outcomes: Dict[Tuple[str, str, str], Outcome] = {}
         self._fetched: Dict[str, _Fetched] = {}
+        self._background: "Optional[Background]" = None
+        #: canonical name -> look-ahead page jobs (H19)
+        self.lookahead: Dict[str, List[Any]] = {}
+        #: projects whose pages pip itself has read (H2): nothing to look ahead at
+        self.pages_seen: Set[str] = set()
 
     @property
     def engine(self) -> "VariantEngine":
@@ -173,6 +179,7 @@ class FinderContext:
     def peel_index_files(self, project_name: str, links: Iterable[Any]) -> List[Any]:
         """Record this project's ``*-variants.json`` links; return the other links."""
         canonical = _compat.canonical_name(project_name)
+        self.pages_seen.add(canonical)
         rest = []
         for link in links:
             # Cheap test on the raw URL first: most links are wheels and sdists.
@@ -283,12 +290,41 @@ class FinderContext:
             out.forced_missing = exc
         return out
 
+    # -- fetching -----------------------------------------------------------------
+
+    @property
+    def background(self) -> "Background":
+        """The command's fetch pool (made on first use)."""
+        if self._background is None:
+            from .background import Background
+
+            self._background = Background(self.session)
+        return self._background
+
+    def download_work(self, link: Any, canonical: str) -> Callable[[Any], bytes]:
+        """``work(session)`` for the pool: the capped bytes of ``link``."""
+        from ..metadata import MAX_METADATA_BYTES
+        from .fetch import download
+
+        return lambda session: download(session, link, canonical, _read_capped, MAX_METADATA_BYTES)
+
+    def is_stored(self, link: Any) -> bool:
+        """A pinned index file is in the store: reading it needs no request, no thread."""
+        import os
+
+        from .fetch import cache_path
+
+        hash_name, expected = link.hash_name, link.hash
+        if not (hash_name and expected):
+            return False
+        path = cache_path(self.session, link.url_without_fragment, hash_name, expected)
+        return path is not None and os.path.isfile(path)
+
     def prefetch(self, project: str, releases: Sequence[Tuple[str, str]]) -> None:
         """Fetch the index files of several ``(version, source)`` releases at
-        once (newest first): H4 needs every one before pip can go on."""
-        from ..metadata import MAX_METADATA_BYTES
-        from .fetch import download_many
-
+        once (newest first): H4 needs every one before pip can go on. The newest
+        comes on pip's thread (credentials, prompts, keyring happen there) while
+        the pool fetches the others."""
         canonical = _compat.canonical_name(project)
         links = []
         for version, source in releases:
@@ -297,15 +333,45 @@ class FinderContext:
                 links.append(link)
         if len(links) < 2:
             return
-        results = download_many(self.session, [(link, canonical) for link in links], _read_capped,
-                                MAX_METADATA_BYTES)
-        for link, result in zip(links, results):
-            shown = redact(link.url_without_fragment)
-            if isinstance(result, BaseException):
-                fetched = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(result)})")
-            else:
-                fetched = self._check(link, shown, result)
-            self._fetched[link.url_without_fragment] = fetched
+        for link in links[1:]:
+            if not self.is_stored(link):
+                self.background.submit(link.url_without_fragment, self.download_work(link, canonical))
+        for link in links:
+            self._fetch(link, project)
+
+    def _from_background(self, link: Any, canonical: str) -> Tuple[Optional[bytes], Optional[Exception]]:
+        """What a background job got for ``link``: ``(None, None)`` when pip's
+        thread has to fetch it itself (no job, cancelled, 401/403, other bytes
+        than the page now says)."""
+        pool = self._background
+        if pool is None:
+            return None, None
+        url = link.url_without_fragment
+        job = pool.job(url)
+        if job is None:
+            # A look-ahead may still be reading this project's page.
+            for page in self.lookahead.get(canonical, ()):
+                pool.wait(page, replay=False)
+            job = pool.job(url)
+            if job is None:
+                return None, None
+        from .background import Cancelled, needs_pip_thread
+
+        pool.wait(job)
+        if job.error is not None:
+            if isinstance(job.error, Exception) and not isinstance(job.error, Cancelled) \
+                    and not needs_pip_thread(job.error):
+                return None, job.error
+            return None, None
+        content = job.value
+        hash_name, expected = link.hash_name, link.hash
+        if hash_name and expected:
+            try:
+                if hashlib.new(hash_name, content).hexdigest() != expected:
+                    return None, None  # fetched from an older listing: ask again
+            except (ValueError, TypeError):
+                pass
+        return content, None
 
     def _fetch(self, link: Any, project: str = "") -> _Fetched:
         url = link.url_without_fragment
@@ -313,14 +379,15 @@ class FinderContext:
         if done is not None:
             return done
         shown = redact(url)
-        from ..metadata import MAX_METADATA_BYTES
-        from .fetch import download
-
-        try:
-            canonical = _compat.canonical_name(project) if project else ""
-            content = download(self.session, link, canonical, _read_capped, MAX_METADATA_BYTES)
-        except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
-            result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(exc)})")
+        canonical = _compat.canonical_name(project) if project else ""
+        content, error = self._from_background(link, canonical)
+        if content is None and error is None:
+            try:
+                content = self.download_work(link, canonical)(self.session)
+            except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
+                error = exc
+        if error is not None or content is None:
+            result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(error)})")  # type: ignore[arg-type]
         else:
             result = self._check(link, shown, content)
         self._fetched[url] = result

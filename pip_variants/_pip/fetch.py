@@ -26,7 +26,7 @@ from typing import Any, Optional, Tuple
 
 from .._atomic import replacing
 
-__all__ = ["download", "cache_path", "revalidate", "STORE_DIR"]
+__all__ = ["download", "cache_path", "read_store", "revalidate", "STORE_DIR"]
 
 #: Sub-directory of pip's HTTP cache directory holding verified index files.
 STORE_DIR = "pip-variants"
@@ -63,7 +63,7 @@ def cache_path(session: Any, url: str, hash_name: str, expected: str) -> Optiona
     return os.path.join(directory, STORE_DIR, hash_name, expected[:2], expected)
 
 
-def _read_store(path: str, hash_name: str, expected: str, limit: int) -> Optional[bytes]:
+def read_store(path: str, hash_name: str, expected: str, limit: int) -> Optional[bytes]:
     try:
         with open(path, "rb") as f:
             content = f.read(limit + 1)
@@ -116,7 +116,7 @@ def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> 
 
     path = cache_path(session, url, hash_name, expected)
     if path is not None:
-        content = _read_store(path, hash_name, expected, limit)
+        content = read_store(path, hash_name, expected, limit)
         if content is not None:
             return content
     # Immutable content: whatever pip's HTTP cache holds for the URL is good if
@@ -131,162 +131,3 @@ def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> 
     if path is not None and _digest(hash_name, content) == expected:
         _write_store(path, content)
     return content
-
-
-# -- several releases at once ------------------------------------------------------
-#
-# pip evaluates every applicable release of a project at once (H4), so a page
-# with N variant releases needs N files before pip can order its candidates.
-# The first one (the newest release) is fetched on pip's thread, as before:
-# credentials, prompts and keyring all happen there. The others are fetched
-# meanwhile, side by side, on daemon threads that use only the credentials pip
-# already holds for the host (never a prompt or keyring call off pip's
-# thread); pip's thread waits for all of them, then replays what they logged,
-# in order. A thread that meets 401/403 leaves that file to pip's thread. A
-# thread never outlives its wait but on Ctrl-C, where it is abandoned (daemon)
-# and dies with the process.
-
-_records: "dict[int, list]" = {}
-_filter_installed: list = []
-
-
-class _ThreadLogFilter:
-    """Hold back records logged on a fetch thread (any logger: urllib3's retry
-    warnings too) until pip's thread replays them."""
-
-    def filter(self, record: Any) -> bool:
-        if getattr(record, "_pip_variants_replayed", False):
-            return True
-        held = _records.get(record.thread)  # type: ignore[arg-type]
-        if held is None:
-            return True
-        if not held or held[-1] is not record:  # once, whatever the number of handlers
-            held.append(record)
-        return False
-
-
-def _install_log_filter() -> None:
-    if _filter_installed:
-        return
-    import logging
-
-    flt = _ThreadLogFilter()
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(flt)
-    _filter_installed.append(flt)
-
-
-class _KnownCredentials:
-    """requests auth for a fetch thread: the credentials pip already holds for
-    the host, nothing else (no prompt, no keyring, no 401 handling)."""
-
-    def __init__(self, auth: Any) -> None:
-        self.auth = auth
-
-    def __call__(self, request: Any) -> Any:
-        from urllib.parse import urlsplit
-
-        netloc = urlsplit(request.url).netloc
-        known = getattr(self.auth, "passwords", None) or {}
-        creds = known.get(netloc) if isinstance(known, dict) else None
-        if creds and creds[0] is not None and creds[1] is not None:
-            from pip._vendor.requests.auth import HTTPBasicAuth
-
-            request = HTTPBasicAuth(creds[0], creds[1])(request)
-        return request
-
-
-class _ThreadSession:
-    """pip's session with per-request auth replaced (everything else shared)."""
-
-    def __init__(self, session: Any) -> None:
-        self._session = session
-        self._auth = _KnownCredentials(getattr(session, "auth", None))
-
-    def get(self, url: str, **kwargs: Any) -> Any:
-        return self._session.get(url, auth=self._auth, **kwargs)
-
-    def get_adapter(self, url: str) -> Any:
-        return self._session.get_adapter(url)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-
-def _needs_pip_thread(exc: BaseException) -> bool:
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    return status in (401, 403)
-
-
-def download_many(session: Any, jobs: "list[Tuple[Any, str]]", read: Any, limit: int,
-                  max_threads: int = 8) -> "list[Any]":
-    """``download`` for each ``(link, canonical)``: bytes or the exception, in order.
-
-    The first job runs on this thread, the others (unless cached) side by side
-    with it on daemon threads.
-    """
-    import threading
-
-    results: "list[Any]" = [None] * len(jobs)
-
-    def here(i: int) -> None:
-        try:
-            results[i] = download(session, jobs[i][0], jobs[i][1], read, limit)
-        except Exception as exc:
-            results[i] = exc
-
-    pending = []
-    for i, (link, _) in enumerate(jobs[1:], 1):
-        hash_name, expected = link.hash_name, link.hash
-        if hash_name and expected:
-            path = cache_path(session, link.url_without_fragment, hash_name, expected)
-            if path is not None:
-                content = _read_store(path, hash_name, expected, limit)
-                if content is not None:
-                    results[i] = content
-                    continue
-        pending.append(i)
-    if not pending:
-        here(0)
-        return results
-
-    _install_log_filter()
-    thread_session = _ThreadSession(session)
-    held: "dict[int, list]" = {}
-    queue = list(reversed(pending))  # list.pop() is atomic: the workers share it
-
-    def work() -> None:
-        while True:
-            try:
-                i = queue.pop()
-            except IndexError:
-                return
-            ident = threading.get_ident()
-            held[i] = _records[ident] = []
-            try:
-                results[i] = download(thread_session, jobs[i][0], jobs[i][1], read, limit)
-            except BaseException as exc:  # reported by pip's thread
-                results[i] = exc
-            finally:
-                _records.pop(ident, None)
-
-    # A fixed pool, however many releases a project has.
-    threads = [threading.Thread(target=work, name="pip-variants-fetch", daemon=True)
-               for _ in range(min(max_threads, len(pending)))]
-    for thread in threads:
-        thread.start()
-    here(0)  # meanwhile, the newest release on pip's thread
-    for thread in threads:
-        thread.join()
-    import logging
-
-    for i in pending:
-        for record in held.get(i, ()):
-            record._pip_variants_replayed = True
-            logging.getLogger(record.name).handle(record)
-        if isinstance(results[i], BaseException) and _needs_pip_thread(results[i]):
-            try:
-                results[i] = download(session, jobs[i][0], jobs[i][1], read, limit)
-            except Exception as exc:
-                results[i] = exc
-    return results

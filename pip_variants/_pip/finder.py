@@ -50,6 +50,33 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
     return evaluate_links
 
 
+def _wrap_process_project_url(original: Callable[..., Any]) -> Callable[..., Any]:
+    """H19's other half: a page the look-ahead fetched is the page pip reads."""
+
+    def process_project_url(self: Any, project_url: Any, *args: Any, **kwargs: Any) -> Any:
+        ctx: Optional[FinderContext] = getattr(self, ATTR, None)
+        if ctx is None or not ctx.lookahead or not selecting():
+            return original(self, project_url, *args, **kwargs)
+        from .lookahead import take_page
+
+        try:
+            content = take_page(ctx, project_url.url.split("#", 1)[0])
+        except Exception as exc:
+            messages.debug("pip-variants: look-ahead page unused: %s: %s", type(exc).__name__, exc)
+            content = None
+        collector = getattr(self, "_link_collector", None)
+        if content is None or not hasattr(collector, "fetch_response"):
+            return original(self, project_url, *args, **kwargs)
+        # An instance attribute shadows the method for this one call, on pip's thread.
+        collector.fetch_response = lambda *a, **k: content
+        try:
+            return original(self, project_url, *args, **kwargs)
+        finally:
+            del collector.fetch_response
+
+    return process_project_url
+
+
 # ----------------------------------------------------------------------------- H3
 
 
@@ -323,6 +350,7 @@ def patch(module: Any) -> None:
     finder_cls = module.PackageFinder
     evaluator_cls = module.CandidateEvaluator
     _patching.patch(finder_cls, "evaluate_links", _wrap_evaluate_links)
+    _patching.patch(finder_cls, "process_project_url", _wrap_process_project_url)
     _patching.patch(finder_cls, "make_candidate_evaluator", _wrap_make_candidate_evaluator)
     _patching.patch(evaluator_cls, "get_applicable_candidates", _wrap_get_applicable_candidates)
     _patching.patch(evaluator_cls, "_sort_key", _wrap_sort_key)

@@ -12,6 +12,7 @@ from pip_variants._pip import _patching
 TARGETS = [
     ("pip._internal.models.wheel", "Wheel", "__init__"),
     ("pip._internal.index.package_finder", "PackageFinder", "evaluate_links"),
+    ("pip._internal.index.package_finder", "PackageFinder", "process_project_url"),
     ("pip._internal.index.package_finder", "PackageFinder", "make_candidate_evaluator"),
     ("pip._internal.index.package_finder", "CandidateEvaluator", "get_applicable_candidates"),
     ("pip._internal.index.package_finder", "CandidateEvaluator", "_sort_key"),

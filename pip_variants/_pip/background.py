@@ -1,0 +1,226 @@
+"""A few daemon threads that fetch for pip's thread, one pool per command.
+
+pip fetches one thing at a time: a project's page, then (with pip-variants) its
+``variants.json``, then the metadata of the wheel it picks, then the next
+project. The pool lets the index files (and, looking ahead, the pages they are
+listed on) come in while pip's thread is busy with something else; pip's
+thread then *takes* a finished job instead of making the request itself.
+
+Rules that keep this invisible:
+
+* A job runs on pip's own session (proxies, certificates, retries, the
+  ``--timeout``, the HTTP cache) but only with the credentials pip already
+  holds for the host: never a prompt or a keyring call off pip's thread. A
+  401/403 there is left to pip's thread (:func:`needs_pip_thread`).
+* What a job logs (any logger: urllib3's retry warnings too) is held back and
+  replayed on pip's thread, in order, when that thread takes the job; a job
+  nobody takes (a look-ahead that guessed wrong) says nothing.
+* A failure is an ordinary result: the taker words it exactly as it words a
+  failure of its own request.
+* Workers exit as soon as the queue is empty; :meth:`Background.close` (at
+  exit, Ctrl-C included) drops what has not started. A request in flight at
+  exit is abandoned: the threads are daemons, bounded by ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any, Callable, Deque, Dict, List, Optional
+
+__all__ = ["Background", "Job", "THREAD_NAME", "needs_pip_thread"]
+
+THREAD_NAME = "pip-variants-fetch"
+
+#: thread ident -> the records held back for the job that thread runs
+_records: Dict[int, List[Any]] = {}
+_filter_installed: List[Any] = []
+
+
+class _ThreadLogFilter:
+    """Hold back records logged on a worker until pip's thread replays them."""
+
+    def filter(self, record: Any) -> bool:
+        if getattr(record, "_pip_variants_replayed", False):
+            return True
+        held = _records.get(record.thread)  # type: ignore[arg-type]
+        if held is None:
+            return True
+        if not held or held[-1] is not record:  # once, whatever the number of handlers
+            held.append(record)
+        return False
+
+
+def _install_log_filter() -> None:
+    if _filter_installed:
+        return
+    import logging
+
+    flt = _ThreadLogFilter()
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(flt)
+    _filter_installed.append(flt)
+
+
+class _KnownCredentials:
+    """requests auth for a worker: the credentials pip already holds for the
+    host, nothing else (no prompt, no keyring, no 401 handling)."""
+
+    def __init__(self, auth: Any) -> None:
+        self.auth = auth
+
+    def __call__(self, request: Any) -> Any:
+        from urllib.parse import urlsplit
+
+        netloc = urlsplit(request.url).netloc
+        known = getattr(self.auth, "passwords", None) or {}
+        creds = known.get(netloc) if isinstance(known, dict) else None
+        if creds and creds[0] is not None and creds[1] is not None:
+            from pip._vendor.requests.auth import HTTPBasicAuth
+
+            request = HTTPBasicAuth(creds[0], creds[1])(request)
+        return request
+
+
+class _ThreadSession:
+    """pip's session with per-request auth replaced (everything else shared)."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self._auth = _KnownCredentials(getattr(session, "auth", None))
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self._session.get(url, auth=self._auth, **kwargs)
+
+    def head(self, url: str, **kwargs: Any) -> Any:
+        return self._session.head(url, auth=self._auth, **kwargs)
+
+    def get_adapter(self, url: str) -> Any:
+        return self._session.get_adapter(url)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+def needs_pip_thread(exc: BaseException) -> bool:
+    """A failure that pip's thread may get past (it can prompt, ask keyring)."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    return status in (401, 403)
+
+
+class Cancelled(Exception):
+    """The command ended before the job started."""
+
+
+class Job:
+    __slots__ = ("key", "work", "done", "value", "error", "records", "replayed", "served")
+
+    def __init__(self, key: str, work: Callable[[Any], Any]) -> None:
+        self.key = key
+        self.work = work
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+        self.records: List[Any] = []
+        self.replayed = False
+        #: a page job's content went to pip's thread
+        self.served = False
+
+
+class Background:
+    """The pool of one command (one pip session)."""
+
+    def __init__(self, session: Any, max_threads: int = 8) -> None:
+        self.session = session
+        self.max_threads = max_threads
+        self._thread_session = _ThreadSession(session)
+        self._jobs: Dict[str, Job] = {}
+        self._queue: Deque[Job] = deque()
+        self._lock = threading.Lock()
+        self._running = 0
+        self._closed = False
+        self._exit_hook = False
+
+    def submit(self, key: str, work: Callable[[Any], Any]) -> Optional[Job]:
+        """Queue ``work(session)`` under ``key`` unless a job has that key;
+        ``None`` when no thread can run it (the caller does the work itself)."""
+        start = False
+        with self._lock:
+            if self._closed:
+                return None
+            job = self._jobs.get(key)
+            if job is not None:
+                return job
+            job = self._jobs[key] = Job(key, work)
+            self._queue.append(job)
+            if self._running < self.max_threads:
+                self._running += 1
+                start = True
+        if start and not self._start_worker():
+            with self._lock:
+                self._running -= 1
+                if job in self._queue and self._running == 0:
+                    self._queue.remove(job)
+                    del self._jobs[key]
+                    return None
+        return job
+
+    def _start_worker(self) -> bool:
+        if not self._exit_hook:
+            import atexit
+
+            atexit.register(self.close)
+            _install_log_filter()
+            self._exit_hook = True
+        try:
+            threading.Thread(target=self._work, name=THREAD_NAME, daemon=True).start()
+        except RuntimeError:  # interpreter shutting down, or out of threads
+            return False
+        return True
+
+    def job(self, key: str) -> Optional[Job]:
+        return self._jobs.get(key)
+
+    def wait(self, job: Job, *, replay: bool = True) -> Job:
+        """Block until ``job`` is done (Ctrl-C still interrupts), then replay
+        what it logged on this thread, once."""
+        while not job.done.wait(0.25):  # a timeout keeps the wait interruptible everywhere
+            pass
+        if replay and not job.replayed:
+            job.replayed = True
+            import logging
+
+            for record in job.records:
+                record._pip_variants_replayed = True
+                logging.getLogger(record.name).handle(record)
+            job.records = []
+        return job
+
+    def close(self) -> None:
+        """No new work; queued jobs end as :class:`Cancelled`."""
+        with self._lock:
+            self._closed = True
+            dropped = list(self._queue)
+            self._queue.clear()
+        for job in dropped:
+            job.error = Cancelled(job.key)
+            job.done.set()
+
+    def _work(self) -> None:
+        ident = threading.get_ident()
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._running -= 1
+                    return
+                job = self._queue.popleft()
+            held: List[Any] = []
+            _records[ident] = held
+            try:
+                job.value = job.work(self._thread_session)
+            except BaseException as exc:  # the taker reports it
+                job.error = exc
+            finally:
+                _records.pop(ident, None)
+                job.records = held
+                job.done.set()

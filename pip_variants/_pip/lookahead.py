@@ -1,0 +1,177 @@
+"""H19: read ahead the pages and index files of the dependencies pip is about to look up.
+
+When the resolver learns a candidate's dependencies it looks each one up in
+turn: page, then (for a variant release) ``variants.json``, then the metadata
+of the wheel it picks, then the next dependency. The index file sits on that
+path: pip cannot pick a wheel, so cannot fetch its metadata, before it has the
+file. Wrapping ``iter_dependencies`` (the ``candidates`` hook composes it with
+H15 and H18), this hook hands the background pool, for every dependency but the
+first (pip's thread is about to fetch that one itself):
+
+1. the project's page on each index, fetched exactly as pip fetches it
+   (pip's ``_get_simple_response``, pip's session and HTTP cache);
+2. the ``variants.json`` of the releases pip will weigh: those the requirement's
+   specifier admits (pip's default pre-release rule) that list a variant wheel
+   for this interpreter and platform, newest first.
+
+When pip's thread gets there, the page is in pip's HTTP cache (served as is, or
+revalidated with a 304, as the pip release does) and the index file is waiting
+in the pool. Only where the look-ahead cannot cost a request stock pip does not
+make on a warm cache: a page already in pip's HTTP cache (a warm run) is left
+alone, and so is every page of a session that caches nothing (``--no-cache-dir``,
+an untrusted plain-http host). Installed projects are skipped (pip may never
+look them up). Anything unexpected here only skips the look-ahead.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, List, Optional, Tuple
+
+from . import _compat, messages
+from .context import ATTR, FinderContext, label_of
+from .state import selecting
+
+__all__ = ["wrap_iter_dependencies", "look_ahead", "take_page"]
+
+
+def wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
+    def iter_dependencies(self: Any, with_requires: bool) -> Any:
+        # resolvelib lists the dependencies at once, so listing them here changes nothing.
+        requirements = list(original(self, with_requires))
+        if with_requires and selecting():
+            try:
+                _look_ahead_from(self, requirements)
+            except Exception as exc:  # an optimisation: never a reason to fail
+                messages.debug("pip-variants: look-ahead skipped: %s: %s", type(exc).__name__, exc)
+        return iter(requirements)
+
+    return iter_dependencies
+
+
+def _named(requirements: Iterable[Any]) -> List[Tuple[str, Any]]:
+    """``(canonical name, specifier)`` of the requirements pip looks up on an index."""
+    named = []
+    for req in requirements:
+        lookup = getattr(req, "get_candidate_lookup", None)
+        if lookup is None:
+            continue
+        _, ireq = lookup()
+        if ireq is None or getattr(ireq, "link", None) is not None or getattr(ireq, "req", None) is None:
+            continue
+        named.append((_compat.canonical_name(ireq.req.name), ireq.req.specifier))
+    return named
+
+
+def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
+    factory = getattr(candidate, "_factory", None)
+    finder = getattr(factory, "_finder", None)
+    ctx: Optional[FinderContext] = getattr(finder, ATTR, None)
+    if ctx is None:
+        return
+    installed = getattr(factory, "_installed_dists", None) or {}
+    todo = [(name, spec) for name, spec in _named(requirements)[1:] if name not in installed]
+    for canonical, specifier in todo:
+        look_ahead(ctx, finder, canonical, specifier)
+
+
+def _cacheable_and_absent(session: Any, url: str) -> bool:
+    """pip's HTTP cache would keep this page and holds none for it yet."""
+    adapter = session.get_adapter(url)
+    cache = getattr(adapter, "cache", None)
+    controller = getattr(adapter, "controller", None)
+    if cache is None or controller is None or not hasattr(cache, "_get_cache_path"):
+        return False
+    return not os.path.exists(cache._get_cache_path(controller.cache_url(url)))
+
+
+def look_ahead(ctx: FinderContext, finder: Any, canonical: str, specifier: Any) -> None:
+    """Queue the look-ahead of one project (once per command)."""
+    if canonical in ctx.pages_seen or canonical in ctx.lookahead:
+        return
+    ctx.lookahead[canonical] = jobs = []
+    locations = finder.search_scope.get_index_urls_locations(canonical)
+    tags = _tag_strings(ctx, finder)
+    for url in locations:
+        if not url.startswith(("http://", "https://")) or not _cacheable_and_absent(ctx.session, url):
+            continue
+        job = ctx.background.submit(
+            "page " + url,
+            lambda session, url=url: _read_page(ctx, session, url, canonical, specifier, tags),
+        )
+        if job is not None:
+            jobs.append(job)
+
+
+def _tag_strings(ctx: FinderContext, finder: Any) -> "frozenset[str]":
+    """``py-abi-platform`` of every tag pip accepts here, computed once."""
+    cached = getattr(ctx, "_tag_strings", None)
+    if cached is None:
+        target = getattr(finder, "target_python", None) or getattr(finder, "_target_python", None)
+        cached = frozenset(str(tag) for tag in _compat.target_tags(target))
+        ctx._tag_strings = cached  # type: ignore[attr-defined]
+    return cached  # type: ignore[no-any-return]
+
+
+def _fits(filename: str, tags: "frozenset[str]") -> bool:
+    from .context import filename_module
+
+    try:
+        name = filename_module().parse_wheel_filename(filename)
+    except ValueError:
+        return False
+    return any(
+        f"{py}-{abi}-{plat}" in tags
+        for py in name.python_tag.split(".")
+        for abi in name.abi_tag.split(".")
+        for plat in name.platform_tag.split(".")
+    )
+
+
+def take_page(ctx: FinderContext, url: str) -> Any:
+    """The page a look-ahead fetched for ``url`` (pip's ``IndexContent``, its
+    log lines replayed here), once; ``None`` when pip should fetch it itself."""
+    pool = ctx.background
+    job = pool.job("page " + url)
+    if job is None or job.served:
+        return None
+    job.served = True
+    pool.wait(job)
+    return job.value if job.error is None else None
+
+
+def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, specifier: Any,
+               tags: "frozenset[str]") -> Any:
+    """On a worker: fetch and parse the page as pip does, queue the index files
+    pip will want; the page goes to pip's thread (:func:`take_page`)."""
+    from pip._internal.index import collector
+
+    from .context import filename_module
+
+    response = collector._get_simple_response(url, session=session)
+    # Index pages are not cached by link (collect_sources: cache_link_parsing=False).
+    content = collector._make_index_content(response, cache_link_parsing=False)
+    links = collector.parse_links(content)
+    fn = filename_module()
+    index_files = {}
+    with_variants = set()
+    for link in links:
+        filename = link.filename
+        if filename.endswith("-variants.json"):
+            parsed = fn.parse_variants_json_filename(filename)
+            if parsed is not None and _compat.canonical_name(parsed[0]) == canonical:
+                version = _compat.normalize_version(parsed[1])
+                if version is not None:
+                    index_files.setdefault(version, link)
+        elif filename.endswith(".whl") and label_of(link) is not None and _fits(filename, tags):
+            version = _compat.normalize_version(filename.split("-")[1])
+            if version is not None:
+                with_variants.add(version)
+    candidates = [v for v in index_files if v in with_variants]
+    from pip._vendor.packaging.version import Version
+
+    for version in sorted(specifier.filter(candidates), key=Version, reverse=True):
+        link = index_files[version]
+        if not ctx.is_stored(link):
+            ctx.background.submit(link.url_without_fragment, ctx.download_work(link, canonical))
+    return content
