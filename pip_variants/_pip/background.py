@@ -52,14 +52,15 @@ class _ThreadLogFilter:
 
 
 def _install_log_filter() -> None:
-    if _filter_installed:
-        return
+    """On every handler of the root logger (pip's handlers live there)."""
     import logging
 
-    flt = _ThreadLogFilter()
+    if not _filter_installed:
+        _filter_installed.append(_ThreadLogFilter())
+    flt = _filter_installed[0]
     for handler in logging.getLogger().handlers:
-        handler.addFilter(flt)
-    _filter_installed.append(flt)
+        if flt not in handler.filters:
+            handler.addFilter(flt)
 
 
 class _KnownCredentials:

@@ -115,6 +115,20 @@ def _read_capped(response: Any) -> bytes:
     return b"".join(chunks)[:limit]
 
 
+def _newer(current: Optional[Tuple[Any, Any]], version: str, link: Any) -> Optional[Tuple[Any, Any]]:
+    from pip._vendor.packaging.version import InvalidVersion, Version
+
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return current
+    return (parsed, link) if current is None or parsed > current[0] else current
+
+
+def link_is_remote(link: Any) -> bool:
+    return link.url.startswith(("http://", "https://"))
+
+
 class Outcome:
     """Variant selection for one (source, project, version)."""
 
@@ -167,6 +181,8 @@ class FinderContext:
         self.lookahead: Dict[str, List[Any]] = {}
         #: projects whose pages pip itself has read (H2): nothing to look ahead at
         self.pages_seen: Set[str] = set()
+        #: pip reads more than one index or find-links source per project (H8)
+        self.several_sources = False
 
     @property
     def engine(self) -> "VariantEngine":
@@ -181,6 +197,7 @@ class FinderContext:
         canonical = _compat.canonical_name(project_name)
         self.pages_seen.add(canonical)
         rest = []
+        newest: Optional[Tuple[Any, Any]] = None
         for link in links:
             # Cheap test on the raw URL first: most links are wheels and sdists.
             if "-variants.json" not in link.url:
@@ -195,8 +212,14 @@ class FinderContext:
                         key = (_compat.link_source(link), canonical, version)
                         # First listing wins, like pip's own link de-duplication.
                         self.registry.setdefault(key, link)
+                        if self.several_sources:
+                            newest = _newer(newest, version, self.registry[key])
                         continue
             rest.append(link)
+        if newest is not None and link_is_remote(newest[1]) and not self.is_stored(newest[1]):
+            # pip reads the next source's page meanwhile: the newest release's
+            # file is the one H4 is sure to want.
+            self.background.submit(newest[1].url_without_fragment, self.download_work(newest[1], canonical))
         return rest
 
     # -- H4: one release from one source -------------------------------------------

@@ -205,6 +205,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         )
 
     ctx = FinderContext(make_engine, session, command=command, forced=forced)
+    scope = getattr(finder, "search_scope", None)
+    ctx.several_sources = len(getattr(scope, "index_urls", ()) or ()) + len(getattr(scope, "find_links", ()) or ()) > 1
     setattr(finder, ATTR, ctx)
     STATE.enabled = True
     STATE.labels = True
