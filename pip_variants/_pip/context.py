@@ -316,6 +316,11 @@ class FinderContext:
     # -- fetching -----------------------------------------------------------------
 
     @property
+    def pool(self) -> "Optional[Background]":
+        """The fetch pool if one was made."""
+        return self._background
+
+    @property
     def background(self) -> "Background":
         """The command's fetch pool (made on first use)."""
         if self._background is None:
@@ -498,6 +503,9 @@ class EvaluatorContext:
         #: set by H4 when the candidates include labelled wheels; H5 changes
         #: the key shape only then, so releases without variants sort as stock
         self.has_labels = False
+        #: id(candidate) -> (candidate, pip's own sort key): H4 sorts again
+        #: after selection, and pip's key (which parses the filename) cannot change
+        self.pip_keys: Dict[int, Tuple[Any, Any]] = {}
 
     def rank(self, candidate: Any) -> int:
         """H5's value: non-variant 0, ``null`` and compatible variants above, else -1."""

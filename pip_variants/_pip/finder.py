@@ -55,7 +55,7 @@ def _wrap_process_project_url(original: Callable[..., Any]) -> Callable[..., Any
 
     def process_project_url(self: Any, project_url: Any, *args: Any, **kwargs: Any) -> Any:
         ctx: Optional[FinderContext] = getattr(self, ATTR, None)
-        if ctx is None or not ctx.lookahead or not selecting():
+        if ctx is None or ctx.pool is None or not selecting():
             return original(self, project_url, *args, **kwargs)
         from .lookahead import take_page
 
@@ -333,10 +333,15 @@ def _insert_after_version(key: Tuple[Any, ...], version: Any, rank: int) -> Tupl
 
 def _wrap_sort_key(original: Callable[..., Any]) -> Callable[..., Any]:
     def _sort_key(self: Any, candidate: Any) -> Any:
-        key = original(self, candidate)
         ctx: Optional[EvaluatorContext] = getattr(self, ATTR, None)
         if ctx is None or not ctx.has_labels or not selecting():
-            return key
+            return original(self, candidate)
+        known = ctx.pip_keys.get(id(candidate))
+        if known is not None and known[0] is candidate:
+            key = known[1]
+        else:
+            key = original(self, candidate)
+            ctx.pip_keys[id(candidate)] = (candidate, key)
         try:
             return _insert_after_version(key, candidate.version, ctx.rank(candidate))
         except Exception as exc:

@@ -29,7 +29,7 @@ import os
 from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 from . import _compat, messages
-from .context import ATTR, FinderContext, label_of
+from .context import ATTR, FinderContext, label_of, redact
 from .state import selecting
 
 __all__ = ["wrap_iter_dependencies", "look_ahead", "take_page"]
@@ -89,18 +89,20 @@ def look_ahead(ctx: FinderContext, finder: Any, canonical: str, specifier: Any) 
     """Queue the look-ahead of one project (once per command)."""
     if canonical in ctx.pages_seen or canonical in ctx.lookahead:
         return
-    ctx.lookahead[canonical] = jobs = []
-    locations = finder.search_scope.get_index_urls_locations(canonical)
-    tags = _tag_strings(ctx, finder)
-    for url in locations:
+    ctx.lookahead[canonical] = []
+    jobs: List[Any] = []
+    for url in finder.search_scope.get_index_urls_locations(canonical):
         if not url.startswith(("http://", "https://")) or not _cacheable_and_absent(ctx.session, url):
             continue
+        tags = _tag_strings(ctx, finder)
+        messages.debug("pip-variants: reading ahead %s", redact(url))
         job = ctx.background.submit(
             "page " + url,
             lambda session, url=url: _read_page(ctx, session, url, canonical, specifier, tags),
         )
         if job is not None:
             jobs.append(job)
+    ctx.lookahead[canonical] = jobs
 
 
 def _tag_strings(ctx: FinderContext, finder: Any) -> "frozenset[str]":
@@ -131,8 +133,8 @@ def _fits(filename: str, tags: "frozenset[str]") -> bool:
 def take_page(ctx: FinderContext, url: str) -> Any:
     """The page a look-ahead fetched for ``url`` (pip's ``IndexContent``, its
     log lines replayed here), once; ``None`` when pip should fetch it itself."""
-    pool = ctx.background
-    job = pool.job("page " + url)
+    pool = ctx.pool
+    job = pool.job("page " + url) if pool is not None else None
     if job is None or job.served:
         return None
     job.served = True
