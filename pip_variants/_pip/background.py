@@ -182,6 +182,18 @@ class Background:
     def job(self, key: str) -> Optional[Job]:
         return self._jobs.get(key)
 
+    def steal(self, job: Job) -> bool:
+        """Take back a job no thread has started (the caller does the work now,
+        rather than wait behind others); it ends as :class:`Cancelled`."""
+        with self._lock:
+            try:
+                self._queue.remove(job)
+            except ValueError:
+                return False
+        job.error = Cancelled(job.key)
+        job.done.set()
+        return True
+
     def wait(self, job: Job, *, replay: bool = True) -> Job:
         """Block until ``job`` is done (Ctrl-C still interrupts), then replay
         what it logged on this thread, once."""

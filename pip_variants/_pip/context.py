@@ -385,6 +385,8 @@ class FinderContext:
                 return None, None
         from .background import Cancelled, needs_pip_thread
 
+        if pool.steal(job):  # queued behind others: quicker on this thread
+            return None, None
         pool.wait(job)
         if job.error is not None:
             if isinstance(job.error, Exception) and not isinstance(job.error, Cancelled) \

@@ -17,10 +17,12 @@ first (pip's thread is about to fetch that one itself):
 When pip's thread gets there, the page is in pip's HTTP cache (served as is, or
 revalidated with a 304, as the pip release does) and the index file is waiting
 in the pool. Only where the look-ahead cannot cost a request stock pip does not
-make on a warm cache: a page already in pip's HTTP cache (a warm run) is left
-alone, and so is every page of a session that caches nothing (``--no-cache-dir``,
-an untrusted plain-http host). Installed projects are skipped (pip may never
-look them up). Anything unexpected here only skips the look-ahead.
+make: a page already in pip's HTTP cache (a warm run) is left alone, and so
+is a plain-http page pip does not cache (an untrusted host, which pip may not
+read at all); installed projects are skipped (pip may never look them up). A
+page read ahead is handed to pip (``process_project_url``), so pip makes no
+request of its own for it, with or without a cache. Anything unexpected here
+only skips the look-ahead.
 """
 
 from __future__ import annotations
@@ -75,12 +77,21 @@ def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
         look_ahead(ctx, finder, canonical, specifier)
 
 
-def _cacheable_and_absent(session: Any, url: str) -> bool:
-    """pip's HTTP cache would keep this page and holds none for it yet."""
+def _worth_reading(session: Any, url: str) -> bool:
+    """Reading this page ahead costs no request pip would not make.
+
+    With an HTTP cache: only a page the cache holds nothing for (a warm cache
+    answers pip without a request, or with a 304 the look-ahead would double).
+    Without one (``--no-cache-dir``): HTTPS pages only, which pip reads from
+    any host; a plain-http page without a cache is from an untrusted host,
+    which pip may refuse to read at all.
+    """
     adapter = session.get_adapter(url)
     cache = getattr(adapter, "cache", None)
     controller = getattr(adapter, "controller", None)
-    if cache is None or controller is None or not hasattr(cache, "_get_cache_path"):
+    if cache is None or controller is None:
+        return url.startswith("https://")
+    if not hasattr(cache, "_get_cache_path"):
         return False
     return not os.path.exists(cache._get_cache_path(controller.cache_url(url)))
 
@@ -92,7 +103,7 @@ def look_ahead(ctx: FinderContext, finder: Any, canonical: str, specifier: Any) 
     ctx.lookahead[canonical] = []
     jobs: List[Any] = []
     for url in finder.search_scope.get_index_urls_locations(canonical):
-        if not url.startswith(("http://", "https://")) or not _cacheable_and_absent(ctx.session, url):
+        if not url.startswith(("http://", "https://")) or not _worth_reading(ctx.session, url):
             continue
         tags = _tag_strings(ctx, finder)
         messages.debug("pip-variants: reading ahead %s", redact(url))
@@ -138,6 +149,8 @@ def take_page(ctx: FinderContext, url: str) -> Any:
     if job is None or job.served:
         return None
     job.served = True
+    if pool.steal(job):  # not started yet: pip's thread is quicker on its own
+        return None
     pool.wait(job)
     return job.value if job.error is None else None
 

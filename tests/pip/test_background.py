@@ -129,3 +129,16 @@ def test_credentials_failures_go_back_to_pips_thread(status, expected):
         response = _Response()
 
     assert needs_pip_thread(_Error()) is expected
+
+
+def test_a_job_no_thread_has_started_can_be_taken_back():
+    pool = Background(_Session(), max_threads=1)
+    gate = threading.Event()
+    running = pool.submit("running", lambda s: gate.wait(5))
+    queued = pool.submit("queued", lambda s: "late")
+    time.sleep(0.05)
+    assert pool.steal(running) is False  # under way: wait for it
+    assert pool.steal(queued) is True
+    assert isinstance(pool.wait(queued).error, Cancelled)
+    gate.set()
+    assert pool.wait(running).error is None
