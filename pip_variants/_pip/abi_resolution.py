@@ -256,7 +256,9 @@ class _Alternates:
     def stream(self) -> Iterator[Any]:
         if self._list is None:
             self._list = list(self._infos)
-        yield from self._list
+        from .deferred import settle
+
+        yield from settle(self._list)
 
     def after(self, candidate: Any) -> List[Callable[[], Any]]:
         """Builds of ``candidate.version`` with an ABI requirement set not seen
@@ -270,11 +272,11 @@ class _Alternates:
         link = _link_of(candidate)
         if link is None or not _requirements_of(link):
             return []
+        from .deferred import version_infos
+
         seen: Set[Any] = {_key(link)}
         out: List[Callable[[], Any]] = []
-        for version, func in self._list:
-            if version != candidate.version:
-                continue
+        for _, func in version_infos(self._list, candidate.version):
             other = getattr(func, "keywords", {}).get("link")
             if other is None or other.url == link.url:
                 continue

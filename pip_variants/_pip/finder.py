@@ -165,7 +165,12 @@ def _summary(out: Outcome) -> str:
 
 
 def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) -> List[Any]:
-    """H4's work on the sorted applicable list: fetch, select, filter, re-sort."""
+    """H4's work on the sorted applicable list: fetch, select, filter, re-sort.
+
+    Releases are settled in pip's order of preference until one keeps a
+    candidate; the older ones are deferred to the resolver (:mod:`.deferred`),
+    unless ``--variant`` or ``pip-variants explain`` needs all of them now.
+    """
     if not result:
         return result
     fctx = ctx.finder
@@ -174,22 +179,26 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         if label_of(cand.link) is not None:
             key = (str(cand.version), _compat.link_source(cand.link))
             groups.setdefault(key, []).append(cand)
-    if len(groups) > 1:
-        fctx.prefetch(ctx.project, list(reversed(list(groups))))
-    outcomes: Dict[Tuple[str, str], Outcome] = {
-        key: fctx.outcome(ctx.project, key[0], key[1], cands) for key, cands in groups.items()
-    }
+    forced = fctx.forced.get(ctx.canonical)
+    outcomes: Dict[Tuple[str, str], Outcome] = {}
+    deferred: List[str] = []
+    if forced is None and not os.environ.get("PIP_VARIANTS_EXPLAIN_FILE"):
+        deferred = _settle_in_order(ctx, result, groups, outcomes)
+    else:
+        if len(groups) > 1:
+            fctx.prefetch(ctx.project, list(reversed(list(groups))))
+        for key, cands in groups.items():
+            outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], cands)
 
     def outcome_of(cand: Any) -> Outcome:
         return outcomes[(str(cand.version), _compat.link_source(cand.link))]
 
     newest = str(result[-1].version)
-    forced = fctx.forced.get(ctx.canonical)
     if forced is None:
         keep = []
         for cand in result:
             label = label_of(cand.link)
-            if label is None:
+            if label is None or str(cand.version) in deferred:
                 keep.append(cand)
                 continue
             out = outcome_of(cand)
@@ -202,11 +211,45 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return _without_labels(result)
 
     for cand in final:
-        if label_of(cand.link) is not None:
+        if label_of(cand.link) is not None and str(cand.version) not in deferred:
             fctx.remember(cand.link, outcome_of(cand))
+    if deferred:
+        from .deferred import defer
+
+        for version in deferred:
+            defer(evaluator, ctx, version, [c for c in result if str(c.version) == version])
     _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
     _record_for_explain(ctx, result, outcomes)
     return final
+
+
+def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tuple[str, str], List[Any]],
+                     outcomes: Dict[Tuple[str, str], Outcome]) -> List[str]:
+    """Settle versions best first until one keeps a candidate; fill ``outcomes``
+    and return the versions (with variant wheels) left for later."""
+    fctx = ctx.finder
+    versions: List[str] = []
+    for cand in reversed(result):  # pip's order of preference
+        version = str(cand.version)
+        if version not in versions:
+            versions.append(version)
+    for n, version in enumerate(versions):
+        keys = [key for key in groups if key[0] == version]
+        if len(keys) > 1:
+            fctx.prefetch(ctx.project, keys)
+        for key in keys:
+            outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], groups[key])
+        if any(_fits(cand, outcomes) for cand in result if str(cand.version) == version):
+            return [v for v in versions[n + 1:] if any(key[0] == v for key in groups)]
+    return []
+
+
+def _fits(cand: Any, outcomes: Dict[Tuple[str, str], Outcome]) -> bool:
+    label = label_of(cand.link)
+    if label is None:
+        return True
+    out = outcomes[(str(cand.version), _compat.link_source(cand.link))]
+    return cand.link.url not in out.dropped_links and out.rank(label) > 0
 
 
 def _record_for_explain(ctx: EvaluatorContext, result: List[Any], outcomes: Dict[Tuple[str, str], Outcome]) -> None:

@@ -10,9 +10,10 @@ first (pip's thread is about to fetch that one itself):
 
 1. the project's page on each index, fetched exactly as pip fetches it
    (pip's ``_get_simple_response``, pip's session and HTTP cache);
-2. the ``variants.json`` of the releases pip will weigh: those the requirement's
-   specifier admits (pip's default pre-release rule) that list a variant wheel
-   for this interpreter and platform, newest first.
+2. the ``variants.json`` of the release pip will weigh first: the newest the
+   requirement's specifier admits (pip's default pre-release rule) that lists
+   a variant wheel for this interpreter and platform (older releases are
+   settled only if the resolver gets to them, :mod:`.deferred`).
 
 When pip's thread gets there, the page is in pip's HTTP cache (served as is, or
 revalidated with a 304, as the pip release does) and the index file is waiting
@@ -185,7 +186,8 @@ def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, speci
     candidates = [v for v in index_files if v in with_variants]
     from pip._vendor.packaging.version import Version
 
-    for version in sorted(specifier.filter(candidates), key=Version, reverse=True):
+    # The release pip will weigh first; an older one is fetched if the resolver gets to it.
+    for version in sorted(specifier.filter(candidates), key=Version, reverse=True)[:1]:
         link = index_files[version]
         if not ctx.is_stored(link):
             ctx.background.submit(link.url_without_fragment, ctx.download_work(link, canonical))

@@ -9,6 +9,7 @@ runs in every pip env.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,35 @@ def test_failing_fetch_with_a_cache_keeps_its_message_and_stores_nothing(
     assert _store_entries(cache) == []
 
 
+def test_only_the_release_pip_takes_has_its_index_file_fetched(variant_venv, publish, index, tmp_path):
+    for n, version in enumerate(("1.0", "1.1", "1.2")):
+        publish("pkg", version, BLAS_RELEASE, index_file=False)
+        index.add_bytes("pkg", variants_json_filename("pkg", version), json.dumps(BLAS_RELEASE).encode() + b" " * n)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(tmp_path / "c"))
+    assert chosen == "pkg-1.2-py3-none-any-ob.whl", stderr
+    assert index.requested("variants.json") == ["/files/pkg/" + variants_json_filename("pkg", "1.2")]
+
+
+def test_an_older_release_is_selected_when_the_resolver_backtracks_to_it(variant_venv, publish, index, tmp_path):
+    """pkg 1.2 needs a project no index has: the resolver falls back to 1.1,
+    whose index file is fetched then, and whose variant is chosen as H4 would."""
+    publish("pkg", "1.1", BLAS_RELEASE, index_file=False)
+    publish("pkg", "1.2", BLAS_RELEASE, requires=["missing-project"], index_file=False)
+    for n, version in enumerate(("1.1", "1.2")):  # distinct bytes: the store is content-addressed
+        index.add_bytes("pkg", variants_json_filename("pkg", version), json.dumps(BLAS_RELEASE).encode() + b" " * n)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, PIP_CACHE_DIR=str(tmp_path / "c"))
+    assert chosen == "pkg-1.1-py3-none-any-ob.whl", stderr
+    assert "Traceback" not in stderr, stderr
+    assert sorted(index.requested("variants.json")) == [
+        "/files/pkg/" + variants_json_filename("pkg", v) for v in ("1.1", "1.2")
+    ]
+
+
 def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, tmp_path):
     """Ctrl-C while fetch threads wait on a stalled server: pip's own one-line
-    message, no traceback, and the process ends at once (no thread keeps it)."""
+    message, no traceback, and the process ends at once (no thread keeps it).
+    ``--variant`` needs every release's file at once (the label may be in an
+    older one only)."""
     import signal
     import subprocess
     import time
@@ -102,7 +129,7 @@ def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, t
         index.fault(variants_json_filename("pkg", version), "timeout", seconds=30)
     proc = subprocess.Popen(
         [str(variant_venv.python), "-m", "pip", "install", "--dry-run", *index_args(index),
-         "--timeout", "25", "--retries", "0", "pkg"],
+         "--timeout", "25", "--retries", "0", "--variant", "pkg=ob", "pkg"],
         env=scrubbed_env(tmp=tmp_path / "env"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 60
