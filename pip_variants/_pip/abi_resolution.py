@@ -134,9 +134,23 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     STATE.abi_context.bind(installed, named, eager)
             except Exception as exc:
                 messages.internal_error("Resolver.resolve", exc)
-        return original(self, root_reqs, *args, **kwargs)
+        try:
+            return original(self, root_reqs, *args, **kwargs)
+        finally:
+            _close_pool(self)
 
     return resolve
+
+
+def _close_pool(resolver: Any) -> None:
+    """Resolution is over: look-aheads that guessed wrong must not run on
+    through the downloads and the install (H19)."""
+    from .context import ATTR
+
+    ctx = getattr(getattr(getattr(resolver, "factory", None), "_finder", None), ATTR, None)
+    pool = getattr(ctx, "pool", None)
+    if pool is not None:
+        pool.close()
 
 
 # ----------------------------------------------------------------------------- H15

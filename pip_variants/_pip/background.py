@@ -43,7 +43,8 @@ class _ThreadLogFilter:
     def filter(self, record: Any) -> bool:
         if getattr(record, "_pip_variants_replayed", False):
             return True
-        held = _records.get(record.thread)  # type: ignore[arg-type]
+        thread = record.thread if record.thread is not None else threading.get_ident()
+        held = _records.get(thread)
         if held is None:
             return True
         if not held or held[-1] is not record:  # once, whatever the number of handlers
@@ -64,22 +65,32 @@ def _install_log_filter() -> None:
 
 
 class _KnownCredentials:
-    """requests auth for a worker: the credentials pip already holds for the
-    host, nothing else (no prompt, no keyring, no 401 handling)."""
+    """requests auth for a worker: what pip's auth finds without asking anyone
+    (the URL's own user info, credentials pip already holds, netrc), never a
+    prompt or a keyring call, no 401 handling."""
 
     def __init__(self, auth: Any) -> None:
         self.auth = auth
 
     def __call__(self, request: Any) -> Any:
-        from urllib.parse import urlsplit
+        username = password = None
+        find = getattr(self.auth, "_get_url_and_credentials", None)
+        if find is not None:
+            try:  # keyring is off by default there (allow_keyring=False), in 23.2-26.3
+                request.url, username, password = find(request.url)
+            except Exception:
+                username = password = None
+        else:
+            from urllib.parse import urlsplit
 
-        netloc = urlsplit(request.url).netloc
-        known = getattr(self.auth, "passwords", None) or {}
-        creds = known.get(netloc) if isinstance(known, dict) else None
-        if creds and creds[0] is not None and creds[1] is not None:
+            known = getattr(self.auth, "passwords", None) or {}
+            creds = known.get(urlsplit(request.url).netloc) if isinstance(known, dict) else None
+            if creds:
+                username, password = creds
+        if username is not None and password is not None:
             from pip._vendor.requests.auth import HTTPBasicAuth
 
-            request = HTTPBasicAuth(creds[0], creds[1])(request)
+            request = HTTPBasicAuth(username, password)(request)
         return request
 
 
@@ -167,11 +178,11 @@ class Background:
         return job
 
     def _start_worker(self) -> bool:
+        _install_log_filter()  # handlers pip (or an embedding program) added since
         if not self._exit_hook:
             import atexit
 
             atexit.register(self.close)
-            _install_log_filter()
             self._exit_hook = True
         try:
             threading.Thread(target=self._work, name=THREAD_NAME, daemon=True).start()
@@ -210,11 +221,20 @@ class Background:
         return job
 
     def close(self) -> None:
-        """No new work; queued jobs end as :class:`Cancelled`."""
+        """No new work; queued jobs end as :class:`Cancelled` (when resolution
+        ends, and at exit). Idempotent."""
         with self._lock:
             self._closed = True
             dropped = list(self._queue)
             self._queue.clear()
+        if self._exit_hook:
+            import atexit
+
+            self._exit_hook = False
+            try:
+                atexit.unregister(self.close)
+            except Exception:
+                pass
         for job in dropped:
             job.error = Cancelled(job.key)
             job.done.set()

@@ -51,28 +51,30 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wrap_process_project_url(original: Callable[..., Any]) -> Callable[..., Any]:
-    """H19's other half: a page the look-ahead fetched is the page pip reads."""
+    """H19's other half: what the look-ahead got for a page is what pip's own
+    ``fetch_response`` reads (and checks, logs, words), without a request."""
 
     def process_project_url(self: Any, project_url: Any, *args: Any, **kwargs: Any) -> Any:
         ctx: Optional[FinderContext] = getattr(self, ATTR, None)
         if ctx is None or ctx.pool is None or not selecting():
             return original(self, project_url, *args, **kwargs)
-        from .lookahead import take_page
+        from .lookahead import ReplaySession, take_page
 
+        url = project_url.url.split("#", 1)[0]
         try:
-            content = take_page(ctx, project_url.url.split("#", 1)[0])
+            page = take_page(ctx, url)
         except Exception as exc:
             messages.debug("pip-variants: look-ahead page unused: %s: %s", type(exc).__name__, exc)
-            content = None
+            page = None
         collector = getattr(self, "_link_collector", None)
-        if content is None or not hasattr(collector, "fetch_response"):
+        session = getattr(collector, "session", None)
+        if page is None or session is None:
             return original(self, project_url, *args, **kwargs)
-        # An instance attribute shadows the method for this one call, on pip's thread.
-        collector.fetch_response = lambda *a, **k: content
+        collector.session = ReplaySession(session, url, page)
         try:
             return original(self, project_url, *args, **kwargs)
         finally:
-            del collector.fetch_response
+            collector.session = session
 
     return process_project_url
 

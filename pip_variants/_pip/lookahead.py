@@ -73,7 +73,14 @@ def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
     if ctx is None:
         return
     installed = getattr(factory, "_installed_dists", None) or {}
-    todo = [(name, spec) for name, spec in _named(requirements)[1:] if name not in installed]
+    # pip 26.3 installing from a pylock: those projects never touch an index.
+    locked = getattr(finder, "_locked_links", None) or {}
+    # --refresh-package (pip 26.3): pip revalidates those pages itself.
+    refresh = getattr(ctx.session, "refresh_package", None) or ()
+    if ":all:" in refresh:
+        return
+    todo = [(name, spec) for name, spec in _named(requirements)[1:]
+            if name not in installed and name not in locked and name not in refresh]
     for canonical, specifier in todo:
         look_ahead(ctx, finder, canonical, specifier)
 
@@ -94,7 +101,10 @@ def _worth_reading(session: Any, url: str) -> bool:
         return url.startswith("https://")
     if not hasattr(cache, "_get_cache_path"):
         return False
-    return not os.path.exists(cache._get_cache_path(controller.cache_url(url)))
+    # pip's auth takes user info out of the URL before the request (and its cache key).
+    from pip._internal.utils.misc import remove_auth_from_url
+
+    return not os.path.exists(cache._get_cache_path(controller.cache_url(remove_auth_from_url(url))))
 
 
 def look_ahead(ctx: FinderContext, finder: Any, canonical: str, specifier: Any) -> None:
@@ -142,9 +152,60 @@ def _fits(filename: str, tags: "frozenset[str]") -> bool:
     )
 
 
-def take_page(ctx: FinderContext, url: str) -> Any:
-    """The page a look-ahead fetched for ``url`` (pip's ``IndexContent``, its
-    log lines replayed here), once; ``None`` when pip should fetch it itself."""
+class Page:
+    """What a look-ahead got for a page: pip's response (whatever its status),
+    or the exception the request raised."""
+
+    __slots__ = ("response", "error")
+
+    def __init__(self, response: Any, error: Optional[BaseException]) -> None:
+        self.response, self.error = response, error
+
+
+class _Recorder:
+    """The worker's session, keeping the response ``_get_simple_response`` got
+    even when it then raises (an HTTP error, an unexpected content type)."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.response: Any = None
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        self.response = self._session.get(url, **kwargs)
+        return self.response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+class ReplaySession:
+    """pip's session for one ``fetch_response``: the page URL is answered with
+    what the look-ahead got, so that pip's own code checks, logs and words it
+    (errors included) as if it had made the request; anything else goes to
+    pip's session."""
+
+    def __init__(self, session: Any, url: str, page: Page) -> None:
+        self._session = session
+        self._url = url
+        self._page: Optional[Page] = page
+
+    def get(self, url: str, *args: Any, **kwargs: Any) -> Any:
+        page = self._page
+        if page is not None and url.split("#", 1)[0] == self._url:
+            self._page = None
+            if page.error is not None:
+                raise page.error
+            return page.response
+        return self._session.get(url, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+def take_page(ctx: FinderContext, url: str) -> Optional[Page]:
+    """What the look-ahead got for ``url``, once; ``None`` when pip should
+    fetch it itself. The worker's log lines are dropped: pip's thread logs its
+    own as it goes through the response."""
     pool = ctx.pool
     job = pool.job("page " + url) if pool is not None else None
     if job is None or job.served:
@@ -152,22 +213,34 @@ def take_page(ctx: FinderContext, url: str) -> Any:
     job.served = True
     if pool.steal(job):  # not started yet: pip's thread is quicker on its own
         return None
-    pool.wait(job)
-    return job.value if job.error is None else None
+    pool.wait(job, replay=False)
+    return job.value if job.error is None and isinstance(job.value, Page) else None
 
 
 def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, specifier: Any,
-               tags: "frozenset[str]") -> Any:
-    """On a worker: fetch and parse the page as pip does, queue the index files
-    pip will want; the page goes to pip's thread (:func:`take_page`)."""
+               tags: "frozenset[str]") -> Page:
+    """On a worker: fetch the page as pip does, queue the index file pip will
+    want; the page goes to pip's thread (:func:`take_page`)."""
     from pip._internal.index import collector
 
+    recorder = _Recorder(session)
+    try:
+        response = collector._get_simple_response(url, session=recorder)
+    except Exception as exc:
+        return Page(recorder.response, None if recorder.response is not None else exc)
+    try:
+        _queue_index_file(ctx, collector, response, canonical, specifier, tags)
+    except Exception as exc:  # the page itself is fine: pip still gets it
+        messages.debug("pip-variants: look-ahead of %s: %s: %s", redact(url), type(exc).__name__, exc)
+    return Page(response, None)
+
+
+def _queue_index_file(ctx: FinderContext, collector: Any, response: Any, canonical: str, specifier: Any,
+                      tags: "frozenset[str]") -> None:
     from .context import filename_module
 
-    response = collector._get_simple_response(url, session=session)
     # Index pages are not cached by link (collect_sources: cache_link_parsing=False).
-    content = collector._make_index_content(response, cache_link_parsing=False)
-    links = collector.parse_links(content)
+    links = collector.parse_links(collector._make_index_content(response, cache_link_parsing=False))
     fn = filename_module()
     index_files = {}
     with_variants = set()
@@ -179,7 +252,8 @@ def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, speci
                 version = _compat.normalize_version(parsed[1])
                 if version is not None:
                     index_files.setdefault(version, link)
-        elif filename.endswith(".whl") and label_of(link) is not None and _fits(filename, tags):
+        elif (filename.endswith(".whl") and not getattr(link, "is_yanked", False)
+              and label_of(link) is not None and _fits(filename, tags)):
             version = _compat.normalize_version(filename.split("-")[1])
             if version is not None:
                 with_variants.add(version)
@@ -191,4 +265,3 @@ def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, speci
         link = index_files[version]
         if not ctx.is_stored(link):
             ctx.background.submit(link.url_without_fragment, ctx.download_work(link, canonical))
-    return content

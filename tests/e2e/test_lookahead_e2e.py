@@ -154,3 +154,26 @@ def test_with_an_extra_index_the_file_comes_while_pip_reads_the_other_page(varia
     assert _chosen(report) == ["dep_a-1.0-py3-none-any-ob.whl"], stderr
     assert "Traceback" not in stderr, stderr
     assert len(tree.requested("variants.json")) == 1
+
+
+def test_a_page_that_fails_ahead_is_requested_once_and_worded_by_pip(variant_venv, tree, tmp_path):
+    """pip reads the look-ahead's answer through its own code: the same error,
+    and no second request for the page."""
+    tree.fault_page("dep-c", "500")
+    chosen, _, stderr = pick(variant_venv, tree, "app", *TRUST, "--retries", "0", check=False,
+                             PIP_CACHE_DIR=str(tmp_path / "c"))
+    assert chosen is None
+    assert "Traceback" not in stderr, stderr
+    assert "No matching distribution found for dep-c" in stderr, stderr
+    assert len(tree.requested("/simple/dep-c/")) == 1
+
+
+def test_credentials_in_the_index_url_are_sent_ahead_too(variant_venv, tree, tmp_path):
+    tree.credentials = ("alice", "s3cret")
+    url = tree.url.replace("http://", "http://alice:s3cret@")
+    _, report, stderr = pick(variant_venv, url, "app", *TRUST, PIP_CACHE_DIR=str(tmp_path / "c"))
+    assert _chosen(report) == EXPECTED, stderr
+    unauthorised = [r["path"] for r in tree.requests if not r["auth"]]
+    assert unauthorised == [], unauthorised
+    counts = _counts(tree)
+    assert sorted(counts.values()) == [1] * 7, counts

@@ -84,6 +84,8 @@ class LocalIndex:
         self._thread: Optional[threading.Thread] = None
         self.requests_log: List[str] = []
         self.requests: List[Dict[str, str]] = []
+        #: ``(user, password)``: every request without them gets a 401 (HTTP Basic)
+        self.credentials: Optional[Tuple[str, str]] = None
 
     # -- content ---------------------------------------------------------
 
@@ -262,10 +264,10 @@ class LocalIndex:
         with self._lock:
             return table.get(key)
 
-    def _log(self, method: str, path: str, accept: str) -> None:
+    def _log(self, method: str, path: str, accept: str, auth: str = "") -> None:
         with self._lock:
             self.requests_log.append(path)
-            self.requests.append({"method": method, "path": path, "accept": accept})
+            self.requests.append({"method": method, "path": path, "accept": accept, "auth": auth})
 
     def _project_names(self) -> List[str]:
         with self._lock:
@@ -313,7 +315,19 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self, head: bool) -> None:
         path = urlsplit(self.path).path
         accept = self.headers.get("Accept", "")
-        self.index._log(self.command, path, accept)
+        auth = self.headers.get("Authorization", "")
+        self.index._log(self.command, path, accept, auth)
+        creds = self.index.credentials
+        if creds is not None:
+            import base64
+
+            expected = "Basic " + base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
+            if auth != expected:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="test index"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
         parts = [unquote(p) for p in path.split("/") if p]
         try:
             if parts == ["simple"]:
