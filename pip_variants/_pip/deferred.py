@@ -126,7 +126,7 @@ def version_infos(infos: Sequence[Tuple[Any, Any]], version: Any) -> List[Tuple[
     deferred = STATE.deferred.get(key) if key is not None else None
     if deferred is None:
         return same
-    by_url = {}
+    by_url: Dict[str, Tuple[Any, Any]] = {}
     for info in same:
         link = _link(info)
         if link is not None:

@@ -68,7 +68,7 @@ def _wrap_process_project_url(original: Callable[..., Any]) -> Callable[..., Any
             page = None
         collector = getattr(self, "_link_collector", None)
         session = getattr(collector, "session", None)
-        if page is None or session is None:
+        if page is None or collector is None or session is None:
             return original(self, project_url, *args, **kwargs)
         collector.session = ReplaySession(session, url, page)
         try:
@@ -400,6 +400,7 @@ def patch(module: Any) -> None:
     finder_cls = module.PackageFinder
     evaluator_cls = module.CandidateEvaluator
     _patching.patch(finder_cls, "evaluate_links", _wrap_evaluate_links)
+    # Optional: without it (a newer pip may rename it) H19 reads nothing ahead.
     _patching.patch(finder_cls, "process_project_url", _wrap_process_project_url)
     _patching.patch(finder_cls, "make_candidate_evaluator", _wrap_make_candidate_evaluator)
     _patching.patch(evaluator_cls, "get_applicable_candidates", _wrap_get_applicable_candidates)

@@ -28,8 +28,9 @@ only skips the look-ahead.
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any, Callable, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from . import _compat, messages
 from .context import ATTR, FinderContext, label_of, redact
@@ -70,7 +71,7 @@ def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
     factory = getattr(candidate, "_factory", None)
     finder = getattr(factory, "_finder", None)
     ctx: Optional[FinderContext] = getattr(finder, ATTR, None)
-    if ctx is None:
+    if ctx is None or not _hands_pages_over(finder):
         return
     installed = getattr(factory, "_installed_dists", None) or {}
     # pip 26.3 installing from a pylock: those projects never touch an index.
@@ -83,6 +84,14 @@ def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
             if name not in installed and name not in locked and name not in refresh]
     for canonical, specifier in todo:
         look_ahead(ctx, finder, canonical, specifier)
+
+
+def _hands_pages_over(finder: Any) -> bool:
+    """H19's page handover is in place: a page pip would not take would be a second request."""
+    from ._patching import WRAPPED_MARK
+
+    method = getattr(type(finder), "process_project_url", None)
+    return getattr(method, WRAPPED_MARK, None) is not None
 
 
 def _worth_reading(session: Any, url: str) -> bool:
@@ -118,10 +127,8 @@ def look_ahead(ctx: FinderContext, finder: Any, canonical: str, specifier: Any) 
             continue
         tags = _tag_strings(ctx, finder)
         messages.debug("pip-variants: reading ahead %s", redact(url))
-        job = ctx.background.submit(
-            "page " + url,
-            lambda session, url=url: _read_page(ctx, session, url, canonical, specifier, tags),
-        )
+        job = ctx.background.submit("page " + url, functools.partial(
+            _read_page, ctx, url=url, canonical=canonical, specifier=specifier, tags=tags))
         if job is not None:
             jobs.append(job)
     ctx.lookahead[canonical] = jobs
@@ -207,7 +214,9 @@ def take_page(ctx: FinderContext, url: str) -> Optional[Page]:
     fetch it itself. The worker's log lines are dropped: pip's thread logs its
     own as it goes through the response."""
     pool = ctx.pool
-    job = pool.job("page " + url) if pool is not None else None
+    if pool is None:
+        return None
+    job = pool.job("page " + url)
     if job is None or job.served:
         return None
     job.served = True
@@ -217,7 +226,7 @@ def take_page(ctx: FinderContext, url: str) -> Optional[Page]:
     return job.value if job.error is None and isinstance(job.value, Page) else None
 
 
-def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, specifier: Any,
+def _read_page(ctx: FinderContext, session: Any, *, url: str, canonical: str, specifier: Any,
                tags: "frozenset[str]") -> Page:
     """On a worker: fetch the page as pip does, queue the index file pip will
     want; the page goes to pip's thread (:func:`take_page`)."""
@@ -225,7 +234,7 @@ def _read_page(ctx: FinderContext, session: Any, url: str, canonical: str, speci
 
     recorder = _Recorder(session)
     try:
-        response = collector._get_simple_response(url, session=recorder)
+        response = collector._get_simple_response(url, session=recorder)  # type: ignore[arg-type]
     except Exception as exc:
         return Page(recorder.response, None if recorder.response is not None else exc)
     try:
@@ -242,8 +251,8 @@ def _queue_index_file(ctx: FinderContext, collector: Any, response: Any, canonic
     # Index pages are not cached by link (collect_sources: cache_link_parsing=False).
     links = collector.parse_links(collector._make_index_content(response, cache_link_parsing=False))
     fn = filename_module()
-    index_files = {}
-    with_variants = set()
+    index_files: Dict[str, Any] = {}
+    with_variants: Set[str] = set()
     for link in links:
         filename = link.filename
         if filename.endswith("-variants.json"):
