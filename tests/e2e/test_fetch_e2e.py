@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support.venvs import pick, run_pip
+from support.venvs import default_sigint, pick, run_pip
 from support.wheels import BLAS_RELEASE, variants_json_filename
 
 pytestmark = pytest.mark.e2e
@@ -130,7 +130,8 @@ def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, t
     proc = subprocess.Popen(
         [str(variant_venv.python), "-m", "pip", "install", "--dry-run", *index_args(index),
          "--timeout", "25", "--retries", "0", "--variant", "pkg=ob", "pkg"],
-        env=scrubbed_env(tmp=tmp_path / "env"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=scrubbed_env(tmp=tmp_path / "env"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=default_sigint, text=True,
     )
     deadline = time.monotonic() + 60
     while len(index.requested("variants.json")) < 3 and time.monotonic() < deadline:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from support.venvs import index_args, pick, scrubbed_env
+from support.venvs import default_sigint, index_args, pick, scrubbed_env
 from support.wheels import BLAS_RELEASE, build_wheel, variants_json_filename
 
 pytestmark = pytest.mark.e2e
@@ -125,7 +125,7 @@ def test_ctrl_c_while_a_dependency_is_read_ahead(variant_venv, tree, tmp_path):
         [str(variant_venv.python), "-m", "pip", "install", "--dry-run", *index_args(tree), *TRUST,
          "--timeout", "25", "--retries", "0", "app"],
         env=scrubbed_env({"PIP_CACHE_DIR": str(tmp_path / "c")}, tmp=tmp_path / "env"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint, text=True,
     )
     deadline = time.monotonic() + 60
     while len(tree.requested("variants.json")) < 3 and time.monotonic() < deadline:

@@ -30,7 +30,7 @@ import pytest
 from pip_variants.providers import cache as pv_cache
 from pip_variants.providers.base import FeatureConfig
 from pip_variants.providers.plugins import isolated_plugin_dir, run_plugins
-from support.venvs import REPO_ROOT, clone_venv, pick, run_pip, run_python, scrubbed_env
+from support.venvs import REPO_ROOT, clone_venv, default_sigint, pick, run_pip, run_python, scrubbed_env
 from support.wheels import BLAS_RELEASE, NVIDIA_PROVIDER, variants_json
 
 PLAIN = "pkg-1.0-py3-none-any.whl"
@@ -443,7 +443,7 @@ def test_ctrl_c_during_plugin_detection_kills_the_plugin(tmp_path, make_plugin):
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        preexec_fn=default_sigint, text=True,
     )
     plugin_pid = _wait_for_pid(pid_file, proc)
     proc.send_signal(signal.SIGINT)
@@ -500,7 +500,7 @@ def test_ctrl_c_pip_during_plugin_detection(fresh_venv, publish, index, tmp_path
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
+            preexec_fn=default_sigint, text=True,
         )
         plugin_pid = _wait_for_pid(pid_file, proc)
         proc.send_signal(signal.SIGINT)

@@ -123,6 +123,16 @@ class Venv:
 # -- environments -------------------------------------------------------------
 
 
+def default_sigint() -> None:
+    """``preexec_fn`` for a child a test interrupts: SIGINT back to its default.
+
+    A runner started in the background by a non-interactive shell inherits
+    SIGINT ignored, Python then keeps it ignored, and so would the child."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def registry_env(extra: Optional[Mapping[str, Optional[str]]] = None) -> Dict[str, str]:
     """Environment for pip calls that go to the real registry."""
     env = {
