@@ -108,16 +108,22 @@ def test_close_cancels_what_has_not_started():
 def test_the_wait_stays_interruptible():
     """Ctrl-C reaches pip's thread while it waits (a timed wait, on every platform)."""
     import _thread
+    import signal
 
-    pool = Background(_Session())
-    gate = threading.Event()
-    job = pool.submit("stalled", lambda s: gate.wait(10))
-    threading.Timer(0.3, _thread.interrupt_main).start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        pool.wait(job)
-    assert time.monotonic() - started < 2
-    gate.set()
+    # interrupt_main does nothing while SIGINT is ignored (a runner started in the background)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        pool = Background(_Session())
+        gate = threading.Event()
+        job = pool.submit("stalled", lambda s: gate.wait(10))
+        threading.Timer(0.3, _thread.interrupt_main).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            pool.wait(job)
+        assert time.monotonic() - started < 2
+        gate.set()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.parametrize("status, expected", [(401, True), (403, True), (404, False), (None, False)])
