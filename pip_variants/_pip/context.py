@@ -149,6 +149,10 @@ class Outcome:
             return -1
         return self.selection.rank(label)
 
+    def fits(self, link: Any) -> bool:
+        """This variant wheel of the release is one to offer (valid, compatible)."""
+        return link.url not in self.dropped_links and self.rank(label_of(link) or "") > 0
+
 
 class _Fetched:
     __slots__ = ("metadata", "content", "problem")

@@ -52,12 +52,11 @@ class Deferred:
                     for source, cands in groups.items()}
         keep = []
         for cand in self.candidates:
-            label = label_of(cand.link)
-            if label is None:
+            if label_of(cand.link) is None:
                 keep.append(cand)
                 continue
             out = outcomes[_compat.link_source(cand.link)]
-            if cand.link.url not in out.dropped_links and out.rank(label) > 0:
+            if out.fits(cand.link):
                 fctx.remember(cand.link, out)
                 keep.append(cand)
         keep.sort(key=self.evaluator._sort_key, reverse=True)

@@ -199,12 +199,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     if forced is None:
         keep = []
         for cand in result:
-            label = label_of(cand.link)
-            if label is None or str(cand.version) in deferred:
-                keep.append(cand)
-                continue
-            out = outcome_of(cand)
-            if cand.link.url not in out.dropped_links and out.rank(label) > 0:
+            if label_of(cand.link) is None or str(cand.version) in deferred or outcome_of(cand).fits(cand.link):
                 keep.append(cand)
     else:
         keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest)
@@ -247,11 +242,9 @@ def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tupl
 
 
 def _fits(cand: Any, outcomes: Dict[Tuple[str, str], Outcome]) -> bool:
-    label = label_of(cand.link)
-    if label is None:
+    if label_of(cand.link) is None:
         return True
-    out = outcomes[(str(cand.version), _compat.link_source(cand.link))]
-    return cand.link.url not in out.dropped_links and out.rank(label) > 0
+    return outcomes[(str(cand.version), _compat.link_source(cand.link))].fits(cand.link)
 
 
 def _record_for_explain(ctx: EvaluatorContext, result: List[Any], outcomes: Dict[Tuple[str, str], Outcome]) -> None:
