@@ -90,12 +90,18 @@ def test_a_job_nobody_takes_says_nothing(caplog):
     assert "unseen" not in caplog.text
 
 
-def test_close_cancels_what_has_not_started():
+def _one_running_one_queued():
+    """A one-thread pool busy with a job that waits for ``gate``, and one job queued behind it."""
     pool = Background(_Session(), max_threads=1)
     gate = threading.Event()
     running = pool.submit("running", lambda s: gate.wait(5))
     queued = pool.submit("queued", lambda s: "never")
     time.sleep(0.05)
+    return pool, gate, running, queued
+
+
+def test_close_cancels_what_has_not_started():
+    pool, gate, running, queued = _one_running_one_queued()
     pool.close()
     assert isinstance(pool.wait(queued).error, Cancelled)
     assert pool.submit("late", lambda s: 1) is None  # the caller does it itself
@@ -138,11 +144,7 @@ def test_credentials_failures_go_back_to_pips_thread(status, expected):
 
 
 def test_a_job_no_thread_has_started_can_be_taken_back():
-    pool = Background(_Session(), max_threads=1)
-    gate = threading.Event()
-    running = pool.submit("running", lambda s: gate.wait(5))
-    queued = pool.submit("queued", lambda s: "late")
-    time.sleep(0.05)
+    pool, gate, running, queued = _one_running_one_queued()
     assert pool.steal(running) is False  # under way: wait for it
     assert pool.steal(queued) is True
     assert isinstance(pool.wait(queued).error, Cancelled)

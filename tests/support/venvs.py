@@ -133,6 +133,25 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def interrupt(proc: "subprocess.Popen[str]", *, within: float = 5) -> str:
+    """Ctrl-C a running pip: it must answer with its own one-line message, no
+    traceback, a failing exit status, within ``within`` seconds. Its stderr."""
+    import signal
+    import time
+
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    try:
+        _, stderr = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < within
+    assert proc.returncode != 0
+    assert "Traceback" not in stderr, stderr
+    assert "cancelled" in stderr.lower() or "interrupt" in stderr.lower(), stderr
+    return stderr
+
+
 def registry_env(extra: Optional[Mapping[str, Optional[str]]] = None) -> Dict[str, str]:
     """Environment for pip calls that go to the real registry."""
     env = {
