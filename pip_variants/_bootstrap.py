@@ -1,9 +1,9 @@
 """Start-up hook: make pip variant-aware once pip imports its internals.
 
-Imported by the start-up shim ``_pip_variants_shim`` (named by
-``pip_variants.pth`` and, on Python 3.15+, ``pip_variants.start``) the first
-time a ``pip._internal`` module is imported; so only pip processes pay for
-this module. It imports nothing beyond what the interpreter has already loaded
+Imported the first time a ``pip._internal`` module is imported, by the
+start-up hook: the one-line finder of ``pip_variants.pth`` (which calls
+:func:`take_over`) or, on Python 3.15+, the ``_pip_variants_shim`` module named
+by ``pip_variants.start``. So only pip processes pay for this module. It imports nothing beyond what the interpreter has already loaded
 (``sys``, ``os``), never imports pip itself, and never raises.
 
 Order (PIP-HOOKS §7.2): the ``PIP_NO_VARIANTS`` kill switch first, then an
@@ -15,7 +15,7 @@ at once. The patches themselves live in :mod:`pip_variants._pip`.
 import os
 import sys
 
-__all__ = ["install", "uninstall", "kill_switch_set", "WATCHED", "TESTED_RANGE"]
+__all__ = ["install", "uninstall", "take_over", "kill_switch_set", "WATCHED", "TESTED_RANGE"]
 
 #: The modules whose classes pip-variants patches (PIP-HOOKS §10).
 WATCHED = frozenset(
@@ -52,6 +52,8 @@ TESTED_RANGE = ((23, 2), (26, 3))
 _FALSE_WORDS = frozenset(("n", "no", "f", "false", "off", "0"))
 
 _MARKER = "_pip_variants_finder"
+#: The ``sys.modules`` name of the finder ``pip_variants.pth`` installs at start-up.
+_STARTUP_FINDER = "_pip_variants_pth"
 
 
 def kill_switch_set(environ=None):
@@ -245,14 +247,27 @@ def _patch_already_imported():
             _patch(module)
 
 
+def _drop_startup_finder():
+    # The .pth finder has done its job once this module runs: from here on
+    # _FINDER (or the 3.15+ shim module) answers. Its sys.modules entry stays,
+    # so a second run of the .pth line does not put it back.
+    finder = sys.modules.get(_STARTUP_FINDER)
+    if finder is not None and finder in sys.meta_path:
+        try:
+            sys.meta_path.remove(finder)
+        except ValueError:  # another thread was quicker
+            pass
+
+
 def install():
     """Activate the import hook (idempotent; never raises).
 
-    The start-up shim is a finder of its own that delegates here; without it
-    (Python 3.15 ``.start`` files aside, e.g. when imported by hand) this
-    inserts the finder itself.
+    Takes the place of the ``.pth`` start-up finder; the 3.15+ shim module
+    (``.start``) stays and delegates here. Without either (imported by hand)
+    this inserts the finder itself.
     """
     try:
+        _drop_startup_finder()
         if kill_switch_set():
             return
         if _installed() is None:
@@ -262,8 +277,17 @@ def install():
         pass
 
 
+def take_over(name, path=None, target=None):
+    """What the ``.pth`` finder calls on the first ``pip._internal`` import:
+    install the hook (kill switch honoured) and answer for ``name``."""
+    install()
+    if _installed() is None:
+        return None
+    return _FINDER.find_spec(name, path, target)
+
+
 def uninstall():
-    """Remove the import hooks, the shim's too (patches already applied stay; see ``_pip.uninstall``)."""
+    """Remove the import hooks, the start-up ones too (patches already applied stay; see ``_pip.uninstall``)."""
     try:
         sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, _MARKER, False)]
     except Exception:

@@ -219,14 +219,23 @@ def find_shims(prefix: Optional[str] = None) -> List[Shim]:
     return shims
 
 
+def _runs_alone(hook: Path) -> bool:
+    """Is this start-up file the finder itself? The ``.pth`` line is, unless a
+    matching ``.start`` takes its place (Python 3.15+, PEP 829), which imports
+    the shim module."""
+    if hook.suffix != ".pth":
+        return False
+    return sys.version_info < (3, 15) or not hook.with_suffix(".start").exists()
+
+
 def active_shim(prefix: Optional[str] = None) -> Optional[Shim]:
     """The shim that makes pip variant-aware here: the first site directory
-    whose start-up file runs, while the module it imports exists in one of the
-    site directories. ``None`` when pip is stock."""
+    whose start-up file runs, on its own or with the module it imports (from
+    any of the site directories). ``None`` when pip is stock."""
     shims = find_shims(prefix)
     have_module = any(s.modules for s in shims)
     for shim in shims:
-        if shim.hooks and have_module:
+        if shim.hooks and (have_module or any(_runs_alone(h) for h in shim.hooks)):
             return shim
     return None
 

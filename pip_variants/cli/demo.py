@@ -146,7 +146,9 @@ def _make_venv(path: Path, env: Mapping[str, str]) -> Tuple[List[str], str]:
     from .. import activation
 
     activation.activate(prefix=str(path))
-    loaded = _probe(python, "import sys; print('_pip_variants_shim' in sys.modules)", env)
+    # The .pth line registers "_pip_variants_pth"; Python 3.15+ imports the shim module instead.
+    loaded = _probe(python, "import sys; print('_pip_variants_pth' in sys.modules "
+                            "or '_pip_variants_shim' in sys.modules)", env)
     if loaded.splitlines()[-1:] != ["True"]:
         raise CLIError(f"the pip-variants shim did not load in the demo venv {path}")
     return [python, "-m", "pip"], pip_version

@@ -211,11 +211,21 @@ def test_activate_falls_back_to_the_environment(sites, monkeypatch, tmp_path):
     assert activation.shim_report().kind == "environment"
 
 
-def test_hook_without_module_is_reported(sites):
-    (sites["venv"] / "pip_variants.pth").write_bytes((REPO / "sitecustomize_shim" / "pip_variants.pth").read_bytes())
+def test_start_file_without_module_is_reported(sites):
+    (sites["venv"] / "pip_variants.start").write_bytes((REPO / "sitecustomize_shim" / "pip_variants.start").read_bytes())
     report = activation.shim_report()
     assert report.active is False
     assert "missing" in report.problem and "pip-variants activate" in report.problem
+
+
+@pytest.mark.parametrize("version, active", [((3, 14), True), ((3, 15), False)])
+def test_pth_line_needs_the_module_only_where_a_start_file_takes_over(sites, monkeypatch, version, active):
+    for name in ("pip_variants.pth", "pip_variants.start"):
+        (sites["venv"] / name).write_bytes((REPO / "sitecustomize_shim" / name).read_bytes())
+    monkeypatch.setattr(activation.sys, "version_info", version)
+    assert activation.shim_report().active is active
+    (sites["venv"] / "pip_variants.start").unlink()  # a .pth alone runs its line on 3.15+ too
+    assert activation.shim_report().active is True
 
 
 def test_read_only_inherited_shim_names_the_file(sites, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -141,17 +142,102 @@ def test_bootstrap_imports_almost_nothing(subprocess_env):
     assert proc.stdout.strip() == "['pip_variants', 'pip_variants._bootstrap']"
 
 
-def _site_with_shim(tmp_path: Path) -> Path:
+def _site_with_shim(tmp_path: Path, names=("pip_variants.pth", "_pip_variants_shim.py")) -> Path:
     site_dir = tmp_path / "site"
     site_dir.mkdir()
-    for name in ("pip_variants.pth", "_pip_variants_shim.py"):
+    for name in names:
         (site_dir / name).write_text((REPO / "sitecustomize_shim" / name).read_text())
     return site_dir
+
+
+def _with_real_pip(env: dict) -> dict:
+    """``-S`` children: the repository, then the directory this pip lives in (its ``.pth`` files unread)."""
+    import pip
+
+    env["PYTHONPATH"] = f"{REPO}{os.pathsep}{Path(pip.__file__).resolve().parents[1]}"
+    return env
+
+
+STARTUP_STATE = (
+    "print(sum(1 for f in sys.meta_path if getattr(f, '_pip_variants_finder', False)), "
+    "'_pip_variants_pth' in sys.modules, 'pip_variants' in sys.modules, "
+    "'_pip_variants_shim' in sys.modules)"
+)
 
 
 def test_pth_line_is_silent_without_the_package(tmp_path, subprocess_env):
     line = (REPO / "sitecustomize_shim" / "pip_variants.pth").read_text()
     assert line.startswith("import ")
+    site_dir = _site_with_shim(tmp_path, names=("pip_variants.pth",))
+    _fake_pip(tmp_path / "fakepip", "26.3")
+    subprocess_env["PYTHONPATH"] = str(tmp_path / "fakepip")  # pip_variants is not importable
+    proc = _run(
+        f"import site, sys; site.addsitedir({str(site_dir)!r}); {STARTUP_STATE}; "
+        f"import pip._internal; {STARTUP_STATE}",
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    # asleep until pip's internals are imported; then it steps aside without a word
+    assert proc.stdout.split("\n")[:2] == ["1 True False False", "0 True False False"]
+    assert proc.stderr == ""
+
+
+def test_pth_line_activates_with_the_package(tmp_path, subprocess_env):
+    site_dir = _site_with_shim(tmp_path, names=("pip_variants.pth",))
+    proc = _run(
+        f"import site, sys; site.addsitedir({str(site_dir)!r}); site.addsitedir({str(site_dir)!r}); "
+        f"{STARTUP_STATE}; print(type(sys.meta_path[0]).__name__)",
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    # one finder however often site.py runs the line; nothing imported through sys.path
+    assert proc.stdout.split() == ["1", "True", "False", "False", "module"]
+    assert proc.stderr == ""
+
+
+def test_pth_line_hands_over_to_the_bootstrap_at_the_first_pip_import(tmp_path, subprocess_env):
+    _with_real_pip(subprocess_env)
+    site_dir = _site_with_shim(tmp_path, names=("pip_variants.pth",))
+    proc = _run(
+        f"""
+        import site, sys
+        site.addsitedir({str(site_dir)!r})
+        from pip._internal.models.wheel import Wheel
+        import pip_variants._bootstrap as b
+        print([getattr(f, "__name__", type(f).__name__) for f in sys.meta_path
+               if getattr(f, "_pip_variants_finder", False)])
+        print(hasattr(Wheel.__init__, "__pip_variants_wraps__"))
+        site.addsitedir({str(site_dir)!r})  # the line again: it does not come back
+        print(sys.meta_path[0] is b._FINDER)
+        """,
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["['_Finder']", "True", "True"]
+
+
+@pytest.mark.parametrize("value, patched", [("1", "False"), ("0", "True")])
+def test_pth_line_honours_the_kill_switch(tmp_path, subprocess_env, value, patched):
+    _with_real_pip(subprocess_env)
+    site_dir = _site_with_shim(tmp_path, names=("pip_variants.pth",))
+    subprocess_env["PIP_NO_VARIANTS"] = value
+    proc = _run(
+        f"""
+        import site, sys
+        site.addsitedir({str(site_dir)!r})
+        from pip._internal.models.wheel import Wheel
+        print(hasattr(Wheel.__init__, "__pip_variants_wraps__"))
+        print(sum(1 for f in sys.meta_path if getattr(f, "_pip_variants_finder", False)))
+        """,
+        subprocess_env, "-S",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [patched, "0" if value == "1" else "1"]
+    assert proc.stderr == ""
+
+
+def test_shim_module_is_silent_without_the_package(tmp_path, subprocess_env):
+    """The module ``pip_variants.start`` names (Python 3.15+)."""
     site_dir = _site_with_shim(tmp_path)
     subprocess_env.pop("PYTHONPATH")
     proc = _run(
@@ -162,20 +248,6 @@ def test_pth_line_is_silent_without_the_package(tmp_path, subprocess_env):
     )
     assert proc.returncode == 0
     assert proc.stdout.strip() == "False None"
-    assert proc.stderr == ""
-
-
-def test_pth_line_activates_with_the_package(tmp_path, subprocess_env):
-    site_dir = _site_with_shim(tmp_path)
-    proc = _run(
-        f"import site, sys; site.addsitedir({str(site_dir)!r}); "
-        "print(sum(1 for f in sys.meta_path if getattr(f, '_pip_variants_finder', False)), "
-        "'pip_variants' in sys.modules)",
-        subprocess_env, "-S",
-    )
-    assert proc.returncode == 0, proc.stderr
-    # the shim is the finder; nothing of pip_variants loads until pip does
-    assert proc.stdout.strip() == "1 False"
     assert proc.stderr == ""
 
 
