@@ -100,7 +100,7 @@ def _index_args(finder: Any, options: Any) -> List[str]:
 def _plugin_installer(finder: Any, options: Any) -> Callable[[Sequence[str]], str]:
     def install(requirements: Sequence[str]) -> str:
         from ..providers.cache import cache_dir
-        from ..providers.plugins import isolated_plugin_dir
+        from ..providers.isolated import isolated_plugin_dir
 
         # The running pip, as a child with PIP_NO_VARIANTS=1: no recursion, and
         # zipapp / --python runs install with the same pip (PIP-HOOKS §9.2).

@@ -29,7 +29,8 @@ import pytest
 
 from pip_variants.providers import cache as pv_cache
 from pip_variants.providers.base import FeatureConfig
-from pip_variants.providers.plugins import isolated_plugin_dir, run_plugins
+from pip_variants.providers.isolated import isolated_plugin_dir
+from pip_variants.providers.plugins import run_plugins
 from support.venvs import REPO_ROOT, clone_venv, default_sigint, pick, run_pip, run_python, scrubbed_env
 from support.wheels import BLAS_RELEASE, NVIDIA_PROVIDER, variants_json
 

@@ -104,7 +104,7 @@ def test_bad_variant_value_is_a_pip_error(patched):
 
 
 def test_plugin_installer_runs_this_pip(patched, monkeypatch):
-    from pip_variants.providers import plugins
+    from pip_variants.providers import isolated
 
     seen = {}
 
@@ -112,7 +112,7 @@ def test_plugin_installer_runs_this_pip(patched, monkeypatch):
         seen.update(kwargs, requirements=requirements, cache_root=cache_root)
         return "/plugins"
 
-    monkeypatch.setattr(plugins, "isolated_plugin_dir", fake)
+    monkeypatch.setattr(isolated, "isolated_plugin_dir", fake)
     finder = make_finder(find_links=["/tmp/somewhere"], index_urls=["https://example.invalid/simple"])
     _, ctx = _configure(finder=finder)
     assert ctx.engine.resolver.plugin_installer(["foo>=1"]) == "/plugins"
