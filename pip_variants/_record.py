@@ -64,6 +64,10 @@ def _build(cls: T, order: bool) -> T:
         cls.__doc__ = f"{cls.__name__}({', '.join(names)})"
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not kwargs and len(args) == len(names):  # every field given in order: the common call
+            for name, value in zip(names, args):
+                _set(self, name, value)
+            return
         if len(args) > len(names):
             raise TypeError(f"{qualname}.__init__() takes {len(names) + 1} positional arguments "
                             f"but {len(args) + 1} were given")

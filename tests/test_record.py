@@ -49,6 +49,13 @@ def test_init_defaults_and_keywords() -> None:
             bad()
 
 
+def test_every_field_positional_is_the_same_object() -> None:
+    # the common call takes a shorter path; it must build the very same thing
+    full, keywords = Point("a", "c", ("q",)), Point(z=("q",), y="c", x="a")
+    assert full == keywords and vars(full) == vars(keywords) and list(vars(full)) == ["x", "y", "z"]
+    assert Holder("n", {"a": 1}).items == {"a": 1}
+
+
 def test_same_behaviour_as_dataclass() -> None:
     a, b = Point("a", "c"), Point("a", "d")
     da, db = DcPoint("a", "c"), DcPoint("a", "d")
