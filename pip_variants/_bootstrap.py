@@ -3,8 +3,9 @@
 Imported the first time a ``pip._internal`` module is imported, by the
 start-up hook: the one-line finder of ``pip_variants.pth`` (which calls
 :func:`take_over`) or, on Python 3.15+, the ``_pip_variants_shim`` module named
-by ``pip_variants.start``. So only pip processes pay for this module. It imports nothing beyond what the interpreter has already loaded
-(``sys``, ``os``), never imports pip itself, and never raises.
+by ``pip_variants.start``. So only pip processes pay for this module. It
+imports nothing beyond what the interpreter has already loaded (``sys``,
+``os``), never imports pip itself, and never raises.
 
 Order (PIP-HOOKS §7.2): the ``PIP_NO_VARIANTS`` kill switch first, then an
 idempotence check, then a ``sys.meta_path`` finder that wraps the loaders of
