@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 SHIM = Path(__file__).resolve().parents[1] / "sitecustomize_shim"
+#: A line importing the shim module through ``sys.path``, silent when it is missing.
+_MODULE_LINE = 'import sys; exec("try:\\n import _pip_variants_shim\\nexcept Exception:\\n pass")\n'
 
 
 def _site_packages(venv: Path) -> Path:
@@ -51,8 +53,8 @@ def _cases(base: Path, work: Path) -> Dict[str, Path]:
         ("none", None, False, False),
         ("floor", "import sys\n", False, False),
         ("shipped", (SHIM / "pip_variants.pth").read_text(), False, False),
-        ("module", 'import sys; exec("try:\\n import _pip_variants_shim\\nexcept Exception:\\n pass")\n', True, True),
-        ("module, no .pyc", 'import sys; exec("try:\\n import _pip_variants_shim\\nexcept Exception:\\n pass")\n', True, False),
+        ("module", _MODULE_LINE, True, True),
+        ("module, no .pyc", _MODULE_LINE, True, False),
     ):
         venv = work / name.replace(" ", "").replace(",", "-")
         shutil.copytree(base, venv, symlinks=True)

@@ -252,12 +252,10 @@ def _drop_startup_finder():
     # The .pth finder has done its job once this module runs: from here on
     # _FINDER (or the 3.15+ shim module) answers. Its sys.modules entry stays,
     # so a second run of the .pth line does not put it back.
-    finder = sys.modules.get(_STARTUP_FINDER)
-    if finder is not None and finder in sys.meta_path:
-        try:
-            sys.meta_path.remove(finder)
-        except ValueError:  # another thread was quicker
-            pass
+    try:
+        sys.meta_path.remove(sys.modules.get(_STARTUP_FINDER))
+    except ValueError:  # not there (never was, already gone, another thread was quicker)
+        pass
 
 
 def install():

@@ -28,7 +28,6 @@ from .base import ProviderError
 __all__ = ["install_isolated", "isolated_plugin_dir"]
 
 
-
 def _pip_failure_summary(output: str, max_lines: int = 5) -> str:
     lines = [" ".join(line.split()) for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR:")]
@@ -124,7 +123,8 @@ def isolated_plugin_dir(
     key_extra: Optional[str] = None,
 ) -> str:
     """A directory under ``cache_root`` holding ``requirements`` installed with
-    :func:`install_isolated`; pass it to :func:`run_plugins` as an extra path.
+    :func:`install_isolated`; pass it to
+    :func:`~pip_variants.providers.plugins.run_plugins` as an extra path.
 
     The directory is keyed by the sha256 of the sorted, normalised requirement
     set plus ``key_extra`` (default: the running interpreter's cache tag and
