@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
+from ._charset import LOWER_DIGITS_UNDERSCORE, Charset
 from ._record import record
 
 __all__ = [
@@ -27,11 +28,11 @@ __all__ = [
 ]
 
 #: PEP 825: ``^[0-9a-z_.]+$``, no length limit (PEP 817 and the 0.0.x formats: 1-16).
-LABEL_RE = re.compile(r"^[0-9a-z_.]+$")
+LABEL_RE = Charset(LOWER_DIGITS_UNDERSCORE + ".", r"^[0-9a-z_.]+$")
 NULL_LABEL = "null"
 LEGACY_LABEL_LENGTH = 16
 
-_VARIANTS_JSON_RE = re.compile(r"^(?P<name>[^-/]+)-(?P<version>[^-/]+)-variants\.json$")
+_VARIANTS_JSON_SUFFIX = "-variants.json"
 _NAME_NORMALIZE_RE = re.compile(r"[-_.]+")
 
 
@@ -131,7 +132,11 @@ def variants_json_filename(name: str, version: str) -> str:
 
 def parse_variants_json_filename(filename: str) -> Optional[Tuple[str, str]]:
     """``(name, version)`` of an index file name, or ``None`` for any other file."""
-    m = _VARIANTS_JSON_RE.match(filename)
-    if not m:
+    # ``{name}-{version}-variants.json``: one dash between two non-empty parts, no slash.
+    if not filename.endswith(_VARIANTS_JSON_SUFFIX):
         return None
-    return m.group("name"), m.group("version")
+    stem = filename[: -len(_VARIANTS_JSON_SUFFIX)]
+    name, _, version = stem.partition("-")
+    if not name or not version or "-" in version or "/" in stem:
+        return None
+    return name, version

@@ -18,12 +18,14 @@ Imports nothing from pip. Errors name the file or URL (``source``) and the rule.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import zipfile
 from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._charset import HEX_DIGITS, Charset
 from ._record import record
 from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
 from .properties import (
@@ -67,9 +69,24 @@ SCHEMA_URLS: Dict[Version, str] = {
     (0, 2, 0): "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json",
 }
 
-_SCHEMA_VERSION_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)\.json$")
-_LEGACY_NULL_RE = re.compile(r"^[0-9a-f]{8}$")
-_PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?$")
+_HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
+
+
+@functools.lru_cache(maxsize=None)
+def _plugin_api_re() -> "re.Pattern[str]":
+    # Compiled on first use: only plugin providers name an object reference.
+    return re.compile(r"^[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?$")
+
+
+def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
+    """``(0, 2, 0)`` from a ``$schema`` URL ending in ``v0.2.0.json``, else ``None``."""
+    if not url.endswith(".json"):
+        return None
+    _, v, tail = url[:-5].rpartition("v")
+    parts = tail.split(".")
+    if not v or len(parts) != 3 or not all(part.isdecimal() for part in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
 _PROVIDER_KEYS_020 = {"requires", "plugin-api", "static-properties", "feature-order", "builtin", "optional"}
 _PROVIDER_KEYS_00X = {"requires", "plugin-api", "enable-if", "install-time", "optional", "plugin-use"}
 
@@ -159,9 +176,8 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
     url = data.get("$schema")
     if url is not None and not isinstance(url, str):
         raise InvalidVariantMetadata(source, "'$schema' must be a string")
-    m = _SCHEMA_VERSION_RE.search(url or "")
-    if m:
-        version = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    version = _schema_url_version(url or "")
+    if version is not None:
         if version not in SUPPORTED_VERSIONS:
             known = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
             raise UnsupportedSchemaVersion(
@@ -205,7 +221,7 @@ class _Reader:
             raise self.fail(f"{where} must be an object, got {type(value).__name__}")
         return value
 
-    def str_list(self, value: Any, where: str, regex: "re.Pattern[str]" = None, allow_empty: bool = False) -> Tuple[str, ...]:
+    def str_list(self, value: Any, where: str, regex: Optional[Charset] = None, allow_empty: bool = False) -> Tuple[str, ...]:
         if isinstance(value, str) and self.version <= (0, 0, 2):
             value = [value]  # very old files map a feature to a bare string
         if not isinstance(value, list):
@@ -223,7 +239,7 @@ class _Reader:
             out.append(item)
         return tuple(out)
 
-    def name(self, value: str, regex: "re.Pattern[str]", where: str) -> str:
+    def name(self, value: str, regex: Charset, where: str) -> str:
         if not regex.match(value):
             raise self.fail(f"{where}: {value!r} does not match {regex.pattern}")
         return value
@@ -307,7 +323,7 @@ def _read_variants(r: _Reader, raw: Mapping[str, Any]) -> Tuple[Dict[str, Proper
                 )
         if label == NULL_LABEL and entry:
             raise r.fail("the 'null' variant must have no properties")
-        if label != NULL_LABEL and not entry and not _LEGACY_NULL_RE.match(label):
+        if label != NULL_LABEL and not entry and not (len(label) == 8 and _HEX.match(label)):
             # torch 2.8 named its null variant by the hash of the empty set
             # ("00000000"): an opaque label, accepted; any other empty label is not.
             invalid[label] = "a variant other than 'null' must declare at least one property"
@@ -334,7 +350,7 @@ def _requires(r: _Reader, raw: Any, where: str) -> Tuple[str, ...]:
 
 
 def _plugin_api(r: _Reader, raw: Any, where: str) -> str:
-    if not isinstance(raw, str) or not _PLUGIN_API_RE.match(raw):
+    if not isinstance(raw, str) or not _plugin_api_re().match(raw):
         raise r.fail(f"{where}: {raw!r} is not an object reference 'module(:attr)'")
     return raw
 

@@ -5,9 +5,11 @@ Pure functions over small immutable values; imports nothing from pip.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Dict, Iterable, Iterator, Mapping, Sequence, Tuple
 
+from ._charset import LOWER_DIGITS_UNDERSCORE, Charset
 from ._record import record
 
 __all__ = [
@@ -26,13 +28,17 @@ __all__ = [
     "normalize_property_set",
 ]
 
-NAMESPACE_RE = re.compile(r"^[a-z0-9_]+$")
-FEATURE_RE = re.compile(r"^[a-z0-9_]+$")
-VALUE_RE = re.compile(r"^[a-z0-9_.]+$")
+NAMESPACE_RE = Charset(LOWER_DIGITS_UNDERSCORE, r"^[a-z0-9_]+$")
+FEATURE_RE = NAMESPACE_RE
+VALUE_RE = Charset(LOWER_DIGITS_UNDERSCORE + ".", r"^[a-z0-9_.]+$")
 
-_PROPERTY_PARSE_RE = re.compile(
-    r"^\s*(?P<ns>[^:\s]+)\s*::\s*(?P<feature>[^:\s]+)(?:\s*::\s*(?P<value>[^:\s]+))?\s*$"
-)
+
+@functools.lru_cache(maxsize=None)
+def _property_re() -> "re.Pattern[str]":
+    # Compiled on first use: variant metadata spells properties as JSON keys.
+    return re.compile(
+        r"^\s*(?P<ns>[^:\s]+)\s*::\s*(?P<feature>[^:\s]+)(?:\s*::\s*(?P<value>[^:\s]+))?\s*$"
+    )
 
 #: ``{namespace: {feature: (value, ...)}}``: the properties of one variant.
 PropertySet = Mapping[str, Mapping[str, Tuple[str, ...]]]
@@ -46,7 +52,7 @@ class InvalidVariantProperty(ValueError):
     """A namespace, feature or value breaks the PEP 825 property grammar."""
 
 
-def _check(regex: "re.Pattern[str]", kind: str, text: object) -> str:
+def _check(regex: Charset, kind: str, text: object) -> str:
     if not isinstance(text, str) or not regex.match(text):
         raise InvalidVariantProperty(
             f"invalid variant {kind} {text!r}: must match {regex.pattern}"
@@ -76,7 +82,7 @@ class VariantFeature:
 
     @classmethod
     def parse(cls, text: str) -> "VariantFeature":
-        m = _PROPERTY_PARSE_RE.match(text)
+        m = _property_re().match(text)
         if not m or m.group("value") is not None:
             raise InvalidVariantProperty(
                 f"invalid variant feature {text!r}: expected 'namespace :: feature'"
@@ -100,7 +106,7 @@ class VariantProperty:
     @classmethod
     def parse(cls, text: str) -> "VariantProperty":
         """Parse ``ns :: feature :: value``; any whitespace around ``::`` is accepted."""
-        m = _PROPERTY_PARSE_RE.match(text) if isinstance(text, str) else None
+        m = _property_re().match(text) if isinstance(text, str) else None
         if not m or m.group("value") is None:
             raise InvalidVariantProperty(
                 f"invalid variant property {text!r}: expected 'namespace :: feature :: value'"

@@ -7,17 +7,23 @@ the rest of the selection. Markers, URLs and odd spellings go to packaging.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Mapping, Optional, Sequence
 
 __all__ = ["canonicalize_name", "requirement_name", "first_active_requirement"]
 
 _SEPARATORS_RE = re.compile(r"[-_.]+")
-# A name, optional extras, then a version range or nothing: no marker, no URL.
-_SIMPLE_RE = re.compile(
-    r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*"
-    r"(?P<spec>(?:[<>=!~]=?|===)[^;@]*)?$"
-)
+
+
+@functools.lru_cache(maxsize=None)
+def _simple_re() -> "re.Pattern[str]":
+    """A name, optional extras, then a version range or nothing: no marker, no URL.
+    Compiled on first use: most pip runs only canonicalize names."""
+    return re.compile(
+        r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*"
+        r"(?P<spec>(?:[<>=!~]=?|===)[^;@]*)?$"
+    )
 
 
 def canonicalize_name(name: str) -> str:
@@ -36,7 +42,7 @@ def _parsed(text: str):
 
 def requirement_name(text: str) -> Optional[str]:
     """The canonical project name of a PEP 508 requirement, ``None`` if invalid."""
-    m = _SIMPLE_RE.match(text)
+    m = _simple_re().match(text)
     if m:
         return canonicalize_name(m.group("name"))
     req = _parsed(text)
@@ -52,7 +58,7 @@ def first_active_requirement(
     cannot identify a provider.
     """
     for text in requires:
-        if _SIMPLE_RE.match(text):
+        if _simple_re().match(text):
             return text
         req = _parsed(text)
         if req is None:

@@ -58,3 +58,13 @@ def test_variants_json_names():
     assert parse_variants_json_filename("torch-2.9.0-variants.json") == ("torch", "2.9.0")
     assert parse_variants_json_filename("torch-2.9.0-cp312-cp312-any.whl") is None
     assert parse_variants_json_filename("variants.json") is None
+
+
+@pytest.mark.parametrize(
+    "filename",
+    ["-1.0-variants.json", "torch--variants.json", "torch-2.9-0-variants.json", "a/b-1.0-variants.json",
+     "torch-2.9.0-variants.json.gz", "torch-2.9.0-variants.jso", "torch-2.9.0variants.json"],
+)
+def test_not_an_index_file_name(filename):
+    # One dash between two non-empty parts, no slash: what the PEP 825 name allows.
+    assert parse_variants_json_filename(filename) is None

@@ -8,6 +8,7 @@ from pip_variants.metadata import (
     MAX_METADATA_BYTES,
     InvalidVariantMetadata,
     UnsupportedSchemaVersion,
+    _schema_url_version,
     check_consistency,
     dumps,
     load_metadata,
@@ -133,6 +134,25 @@ def test_v020_kinds():
 )
 def test_schema_urls(url, version):
     assert schema_version({"$schema": url}) == version
+
+
+@pytest.mark.parametrize(
+    "url, version",
+    [
+        ("https://x/v0.2.0.json", (0, 2, 0)),
+        ("v10.20.30.json", (10, 20, 30)),
+        ("https://v1.example/schema-v0.1.0.json", (0, 1, 0)),
+        ("https://x/v0.2.json", None),
+        ("https://x/v0.2.0.1.json", None),
+        ("https://x/v.2.0.json", None),
+        ("https://x/v0.2.0.json/", None),
+        ("https://x/0.2.0.json", None),
+        ("https://x/v0.2.x.json", None),
+        ("", None),
+    ],
+)
+def test_schema_url_version(url, version):
+    assert _schema_url_version(url) == version
 
 
 @pytest.mark.parametrize("url", ["https://packaging.python.org/x/v2.0.0.json", "https://x/v0.3.0.json", "https://x/v1.0.0.json"])

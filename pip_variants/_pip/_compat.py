@@ -44,10 +44,10 @@ __all__ = [
 def _release(text: str) -> Tuple[int, ...]:
     out = []
     for part in text.split("."):
-        m = re.match(r"\d+", part)
-        if not m:
+        digits = len(part) - len(part.lstrip("0123456789"))
+        if not digits:
             break
-        out.append(int(m.group()))
+        out.append(int(part[:digits]))
     return tuple(out)
 
 

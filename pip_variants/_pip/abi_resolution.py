@@ -270,6 +270,9 @@ class _Alternates:
     def stream(self) -> Iterator[Any]:
         if self._list is None:
             self._list = list(self._infos)
+        if not STATE.deferred:  # nothing deferred: the deferral module stays unloaded
+            yield from self._list
+            return
         from .deferred import settle
 
         yield from settle(self._list)

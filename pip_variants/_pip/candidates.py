@@ -14,7 +14,7 @@ file) cannot be checked here; local files were checked during selection.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import _compat, _patching, messages
 from .context import label_of
@@ -79,8 +79,25 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
     return _check_metadata_consistency
 
 
+def _look_ahead(original: Callable[..., Any]) -> Callable[..., Any]:
+    """H19's wrapper, its module loaded the first time pip asks for requirements
+    (never with ``--no-deps``)."""
+    wrapped: List[Callable[..., Any]] = []
+
+    def iter_dependencies(self: Any, with_requires: bool) -> Any:
+        if not with_requires:
+            return original(self, with_requires)
+        if not wrapped:
+            from .lookahead import wrap_iter_dependencies
+
+            wrapped.append(wrap_iter_dependencies(original))
+        return wrapped[0](self, with_requires)
+
+    return iter_dependencies
+
+
 def patch(module: Any) -> None:
-    from . import lookahead, markers
+    from . import markers
     from .abi_resolution import wrap_iter_dependencies
 
     cls = module._InstallRequirementBackedCandidate
@@ -91,7 +108,7 @@ def patch(module: Any) -> None:
     # pip will look up next. One patch holds them.
     _patching.patch(
         cls, "iter_dependencies",
-        lambda original: lookahead.wrap_iter_dependencies(
+        lambda original: _look_ahead(
             wrap_iter_dependencies(markers.wrap_candidate_iter_dependencies(original))
         ),
     )

@@ -24,7 +24,6 @@ import os
 import tempfile
 from typing import Any, Optional, Tuple
 
-from .._atomic import replacing
 
 __all__ = ["download", "cache_path", "read_store", "revalidate", "STORE_DIR"]
 
@@ -81,6 +80,8 @@ def read_store(path: str, hash_name: str, expected: str, limit: int) -> Optional
 def _write_store(path: str, content: bytes) -> None:
     """Atomic and best effort: a read-only or full cache must not fail the install.
     No fsync: every read checks the hash, so a torn entry is only a cache miss."""
+    from .._atomic import replacing
+
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)

@@ -36,6 +36,7 @@ one warning naming the pip release and the project, instead of pip crashing.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -46,7 +47,17 @@ from .state import STATE
 __all__ = ["patch", "patch_candidates", "wrap_candidate_iter_dependencies", "current_environment", "variant_scope", "supported"]
 
 _NAMES = frozenset(("variant_label", "variant_properties", "variant_features", "variant_namespaces"))
-_NAME_RE = re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
+
+
+def _names_variant(line: str) -> bool:
+    """Does a ``Requires-Dist`` line use a variant marker? (The pattern is
+    compiled only for lines that could.)"""
+    return "variant_" in line and _name_re().search(line) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _name_re() -> "re.Pattern[str]":
+    return re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
 
 
 class _Lazy:
@@ -182,7 +193,9 @@ def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
 
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def __init__(self: Any, source: str, *args: Any, **kwargs: Any) -> None:
-            if kwargs.get("rules") is rules and not STATE.stepped_aside:
+            # Without "variant_" in the text the stock rules tokenize it the same:
+            # most requirements never pay for the extended rule (or its compile).
+            if "variant_" in source and kwargs.get("rules") is rules and not STATE.stepped_aside:
                 if not extended:
                     extended.update(extend())
                 kwargs["rules"] = extended
@@ -280,7 +293,7 @@ def _wrap_dist_iter_dependencies(original: Callable[..., Any], *, cached_by_back
         make: Callable[[], Any] = lambda: original(self, extras)  # noqa: E731
         if cached_by_backend:
             raw = _raw_requires(self)
-            if raw is not None and any(_NAME_RE.search(line) for line in raw):
+            if raw is not None and any(_names_variant(line) for line in raw):
                 make = lambda: _requirements(raw, extras, keep_variant=True)  # noqa: E731
         return _decided(variant_scope(make, scope), vm.variable_cls)
 
@@ -301,7 +314,7 @@ def _requirements(raw: List[str], extras: Any, *, keep_variant: bool) -> List[An
     contexts = [{"extra": e} for e in extras]
     out = []
     for line in raw:
-        if not keep_variant and _NAME_RE.search(line):
+        if not keep_variant and _names_variant(line):
             continue
         req = Requirement(line.strip())
         if not req.marker:
@@ -338,7 +351,7 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     raw = _raw_requires(dist)
     if raw is None:
         return original(dist, extras)
-    skipped = [line.strip() for line in raw if _NAME_RE.search(line)]
+    skipped = [line.strip() for line in raw if _names_variant(line)]
     if not skipped:
         return original(dist, extras)
     from pip._vendor.packaging.requirements import InvalidRequirement

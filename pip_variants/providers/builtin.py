@@ -7,7 +7,6 @@ imported while detecting.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Callable, List, Mapping, Optional, Sequence
 
@@ -75,12 +74,9 @@ def all_builtin_providers() -> List[Provider]:
     return [p for p in (get_builtin(ns) for ns in BUILTIN_PROVIDERS) if p is not None]
 
 
-_COLON_RE = re.compile(r"\s*:\s*")
-
-
 def _normalize_api(api: str) -> str:
     # `module : Object` and `module:Object` name the same endpoint.
-    return _COLON_RE.sub(":", api.strip())
+    return ":".join(part.strip() for part in api.split(":"))
 
 
 def builtin_for(

@@ -19,11 +19,11 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
+from pip_variants._charset import LOWER_DIGITS_UNDERSCORE, Charset
 from pip_variants.providers.base import FeatureConfig, Provider
 
 __all__ = [
@@ -45,7 +45,7 @@ _APP = "pip-variants"
 _SUBDIR = "providers"
 _FORMAT = 1  # bump when the file layout changes
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-_SAFE_NAMESPACE = re.compile(r"[a-z0-9_]+")
+_SAFE_NAMESPACE = Charset(LOWER_DIGITS_UNDERSCORE, r"[a-z0-9_]+")
 
 PathLike = Union[str, "os.PathLike[str]"]
 

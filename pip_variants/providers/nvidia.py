@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -184,17 +183,14 @@ def parse_cuda_version(text: str) -> Version2:
     return release[0], (release[1] if len(release) > 1 else 0)
 
 
-_SM_RE = re.compile(r"(\d+)\.(\d+)")
-
-
 def parse_sm_arch(text: str) -> Version2:
     """``major.minor`` (``8.9``, ``10.0``) to a tuple; ``89`` or ``9`` is invalid."""
-    match = _SM_RE.fullmatch(text.strip())
-    if not match:
+    parts = text.strip().split(".")
+    if len(parts) != 2 or not all(part.isdecimal() for part in parts):
         raise ProviderError(
             NAMESPACE, f"{FORCE_SM_ENV}={text!r} is not of the form MAJOR.MINOR (e.g. 8.9)"
         )
-    return int(match.group(1)), int(match.group(2))
+    return int(parts[0]), int(parts[1])
 
 
 def _env(name: str) -> Optional[str]:

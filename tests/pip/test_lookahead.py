@@ -30,3 +30,21 @@ def test_a_page_in_the_cache_is_left_to_pip(tmp_path):
     adapter = session.get_adapter(url)
     adapter.cache.set(adapter.controller.cache_url(url), b"cached")
     assert _worth_reading(session, url) is False
+
+
+def test_the_look_ahead_wrapper_steps_aside_without_requirements():
+    # --no-deps lists no requirements: pip's iterator passes through untouched
+    # (and lookahead.py is not loaded for it).
+    from pip_variants._pip.candidates import _look_ahead
+
+    deps = iter(["dep"])
+    wrapped = _look_ahead(lambda self, with_requires: deps)
+    assert wrapped(object(), False) is deps
+
+
+def test_the_look_ahead_wrapper_lists_requirements_once_asked():
+    from pip_variants._pip.candidates import _look_ahead
+
+    wrapped = _look_ahead(lambda self, with_requires: iter(["a", "b"]))
+    assert list(wrapped(object(), True)) == ["a", "b"]
+    assert list(wrapped(object(), True)) == ["a", "b"]

@@ -64,6 +64,23 @@ def test_uninstall_restores_the_stock_parser_and_never_touches_shared_rules(patc
 
 
 @needs_parser
+def test_text_without_a_variant_name_is_tokenized_with_the_stock_rules(patched):
+    from pip._vendor.packaging import _tokenizer
+
+    seen = []
+    real_init = _tokenizer.Tokenizer.__init__.__pip_variants_wraps__
+
+    def spy(self, source, *, rules):
+        seen.append((source, rules is _tokenizer.DEFAULT_RULES))
+        real_init(self, source, rules=rules)
+
+    wrapped = markers._wrap_tokenizer_init(markers.supported())(spy)
+    wrapped(object.__new__(_tokenizer.Tokenizer), 'x ; python_version >= "3"', rules=_tokenizer.DEFAULT_RULES)
+    wrapped(object.__new__(_tokenizer.Tokenizer), 'x ; variant_label == "a"', rules=_tokenizer.DEFAULT_RULES)
+    assert seen == [('x ; python_version >= "3"', True), ('x ; variant_label == "a"', False)]
+
+
+@needs_parser
 @pytest.mark.parametrize("text", ['python_version >= "3"', 'sys_platform == "win32" or extra == "x"', 'os_name in "posix nt"'])
 def test_markers_without_variant_names_evaluate_as_stock(patched, text):
     original = markers.supported().marker_cls.evaluate.__pip_variants_wraps__

@@ -196,3 +196,16 @@ def test_detect_cache_follows_env(monkeypatch) -> None:
 def test_detect_module_exports() -> None:
     assert detect_mod.__all__ == ["detect", "DetectionResult"]
     assert set(builtin.__all__) >= {"BUILTIN_PROVIDERS", "builtin_for", "all_builtin_providers"}
+
+
+@pytest.mark.parametrize(
+    "api",
+    [
+        "nvidia_variant_provider.plugin:NvidiaVariantPlugin",
+        "nvidia_variant_provider.plugin : NvidiaVariantPlugin",
+        " nvidia_variant_provider.plugin\t:NvidiaVariantPlugin ",
+    ],
+)
+def test_plugin_api_spacing_around_the_colon_is_ignored(api):
+    assert builtin_for("nvidia", plugin_api=api) is not None
+    assert builtin_for("nvidia", plugin_api=api.replace("Nvidia", "Other")) is None

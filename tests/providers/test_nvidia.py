@@ -351,6 +351,12 @@ def test_parse_sm_arch(text, expected) -> None:
     assert parse_sm_arch(text) == expected
 
 
+@pytest.mark.parametrize("text", ["89", "9", "8.9.1", "8.", ".9", "8,9", "a.b", "8 .9", ""])
+def test_parse_sm_arch_refuses(text) -> None:
+    with pytest.raises(ProviderError, match="MAJOR.MINOR"):
+        parse_sm_arch(text)
+
+
 @pytest.mark.parametrize("value, expected", [(12080, (12, 8)), (13000, (13, 0)), (11020, (11, 2)), (12090, (12, 9))])
 def test_decode_nvml_cuda_int(value, expected) -> None:
     assert nvidia._decode_cuda_int(value) == expected
