@@ -3,13 +3,15 @@
 ``@dataclass(frozen=True)`` compiles source text for each generated method
 (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ...):
 0.4-0.6 ms per class on Python 3.12, paid by every pip process that meets a
-variant release (about 15 such classes sit on that path, the largest part of
-what pip-variants adds to a one-package install). ``record`` lets
-:func:`dataclasses.dataclass` collect the fields only (it generates nothing with
-``init=False, repr=False, eq=False``) and adds closures with the same behaviour
-as the generated methods: frozen, equal and hashed by field values in field
-order, ordered like tuples with ``order=True``, the same ``repr``; the class
-stays a dataclass for :func:`dataclasses.replace`, ``fields`` and ``asdict``.
+variant release (about 15 such classes sit on that path). ``record`` adds
+closures with the same behaviour as the generated methods: frozen, equal and
+hashed by field values in field order, ordered like tuples with
+``order=True``, the same ``repr``. The class stays a dataclass for
+:func:`dataclasses.replace`, ``fields`` and ``asdict``: ``record`` fills in
+``__dataclass_fields__`` itself, since even a :func:`dataclasses.dataclass` that
+generates nothing checks every annotation for ``ClassVar`` and ``InitVar``
+(about three quarters of what a class cost). Where ``dataclasses`` lacks the
+marker that needs, it does the collecting.
 Supported: plain fields with defaults or ``default_factory``, no ``__post_init__``,
 no ``InitVar``/``ClassVar``, no subclassing of a record.
 """
@@ -25,6 +27,9 @@ T = TypeVar("T", bound=type)
 
 _MISSING = dataclasses.MISSING
 _set = object.__setattr__
+# What dataclasses.fields() keeps: a private marker, hence the guard (and the fallback).
+_FIELD = getattr(dataclasses, "_FIELD", None)
+_NOT_FIELDS = ("ClassVar", "InitVar")
 
 
 if TYPE_CHECKING:  # type checkers are told what it behaves as: a frozen dataclass
@@ -42,12 +47,45 @@ else:
         return _build(cls, order)
 
 
+def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-arg]
+    """The fields ``dataclass`` would collect from ``cls``'s own annotations, set
+    on the class as it sets them."""
+    fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
+    for name, annotation in cls.__dict__["__annotations__"].items():
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        if text.strip("'\" ").split("[", 1)[0].rpartition(".")[2] in _NOT_FIELDS:
+            raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
+        default = cls.__dict__.get(name, _MISSING)
+        if isinstance(default, dataclasses.Field):
+            spec = default
+            if spec.default is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, spec.default)
+        else:
+            if default.__class__ in (list, dict, set):
+                raise ValueError(f"mutable default {type(default)} for field {name} is not allowed: "
+                                 "use default_factory")
+            spec = dataclasses.field(default=default)
+        spec.name, spec.type = name, annotation
+        spec._field_type = _FIELD  # type: ignore[attr-defined]
+        fields[name] = spec
+    cls.__dataclass_fields__ = fields
+    cls.__match_args__ = tuple(fields)
+    return tuple(fields.values())
+
+
 def _build(cls: T, order: bool) -> T:
     had_doc = cls.__dict__.get("__doc__") is not None
     if not had_doc:
         cls.__doc__ = "-"  # dataclass would otherwise run inspect.signature for it
-    dataclasses.dataclass(cls, init=False, repr=False, eq=False)
-    fields = dataclasses.fields(cls)
+    # Annotations kept lazily (Python 3.14+ without the __future__ import) are
+    # dataclass's to read.
+    if _FIELD is None or "__annotations__" not in cls.__dict__:
+        dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+        fields = dataclasses.fields(cls)
+    else:
+        fields = _collect(cls)
     if "__post_init__" in cls.__dict__ or any(not f.init for f in fields):
         raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
     names: Tuple[str, ...] = tuple(f.name for f in fields)

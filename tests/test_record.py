@@ -85,3 +85,31 @@ def test_still_a_dataclass() -> None:
     assert Holder.__doc__ == "Holds things."
     assert Point.__doc__ == "Point(x, y, z)"
     assert list(vars(Point("a", z=(), y="q"))) == ["x", "y", "z"]
+
+
+def test_collected_fields_match_what_dataclass_collects() -> None:
+    for ours, theirs in ((Point, DcPoint),):
+        mine = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare)
+                for f in dataclasses.fields(ours)]
+        stock = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare)
+                 for f in dataclasses.fields(theirs)]
+        assert mine == stock
+    assert Point.__match_args__ == DcPoint.__match_args__ == ("x", "y", "z")
+    assert Point.y == "b" and "items" not in Holder.__dict__  # as dataclass leaves them
+
+
+def test_what_a_record_refuses() -> None:
+    with pytest.raises(TypeError, match="plain fields only"):
+        @record
+        class WithClassVar:
+            kind: "ClassVar[str]" = "x"  # noqa: F821
+
+    with pytest.raises(ValueError, match="default_factory"):
+        @record
+        class WithListDefault:
+            items: list = []  # noqa: RUF012
+
+
+def test_a_class_without_own_annotations_goes_through_dataclass() -> None:
+    Empty = record(type("Empty", (), {"__doc__": "nothing"}))
+    assert dataclasses.fields(Empty) == () and Empty() == Empty()
