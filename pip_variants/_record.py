@@ -64,8 +64,8 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
                 setattr(cls, name, spec.default)
         else:
             if default.__class__ in (list, dict, set):
-                raise ValueError(f"mutable default {type(default)} for field {name} is not allowed: "
-                                 "use default_factory")
+                raise ValueError(f"mutable default {type(default)} for field {name} is not "
+                                 "allowed: use default_factory")
             spec = dataclasses.field(default=default)
         spec.name, spec.type = name, annotation
         spec._field_type = _FIELD  # type: ignore[attr-defined]

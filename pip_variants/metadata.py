@@ -18,9 +18,7 @@ Imports nothing from pip. Errors name the file or URL (``source``) and the rule.
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 import zipfile
 from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -72,10 +70,17 @@ SCHEMA_URLS: Dict[Version, str] = {
 _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
 
 
-@functools.lru_cache(maxsize=None)
-def _plugin_api_re() -> "re.Pattern[str]":
-    # Compiled on first use: only plugin providers name an object reference.
-    return re.compile(r"^[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?$")
+_OBJECT_NAME = Charset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.", r"^[A-Za-z0-9_.]+$"
+)
+
+
+def _is_object_reference(text: str) -> bool:
+    """``module.path`` or ``module.path:Object`` (spaces allowed around the colon)."""
+    module, colon, attr = text.partition(":")
+    if colon:
+        return _OBJECT_NAME.match(module.rstrip(" ")) and _OBJECT_NAME.match(attr.lstrip(" "))
+    return _OBJECT_NAME.match(module)
 
 
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
@@ -350,7 +355,7 @@ def _requires(r: _Reader, raw: Any, where: str) -> Tuple[str, ...]:
 
 
 def _plugin_api(r: _Reader, raw: Any, where: str) -> str:
-    if not isinstance(raw, str) or not _plugin_api_re().match(raw):
+    if not isinstance(raw, str) or not _is_object_reference(raw):
         raise r.fail(f"{where}: {raw!r} is not an object reference 'module(:attr)'")
     return raw
 

@@ -1,5 +1,6 @@
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -8,6 +9,7 @@ from pip_variants.metadata import (
     MAX_METADATA_BYTES,
     InvalidVariantMetadata,
     UnsupportedSchemaVersion,
+    _is_object_reference,
     _schema_url_version,
     check_consistency,
     dumps,
@@ -293,3 +295,25 @@ def test_write_020_round_trips():
     again3 = parse_metadata(json.loads(dumps(md3)), "x")
     assert again3.providers["blas_lapack"].static_properties == md3.providers["blas_lapack"].static_properties
     assert again3.variants == md3.variants
+
+
+@pytest.mark.parametrize(
+    "api, ok",
+    [
+        ("nvidia_variant_provider.plugin:NvidiaVariantPlugin", True),
+        ("nvidia_variant_provider.plugin : NvidiaVariantPlugin", True),
+        ("pkg.module", True),
+        ("a:b", True),
+        ("a:b:c", False),
+        (" a:b", False),
+        ("a:b ", False),
+        ("a:", False),
+        (":b", False),
+        ("a-b:c", False),
+        ("a :\tb", False),
+        ("", False),
+    ],
+)
+def test_plugin_api_object_reference(api, ok):
+    assert bool(_is_object_reference(api)) is ok
+    assert bool(re.fullmatch(r"[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?", api)) is ok  # the rule it stands for

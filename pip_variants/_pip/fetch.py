@@ -65,7 +65,9 @@ def cache_path(session: Any, url: str, hash_name: str, expected: str) -> Optiona
 def read_store(path: str, hash_name: str, expected: str, limit: int) -> Optional[bytes]:
     try:
         with open(path, "rb") as f:
-            content = f.read(limit + 1)
+            # The size first: read(limit + 1) allocates the whole limit, for a few hundred bytes.
+            size = os.fstat(f.fileno()).st_size
+            content = f.read(size + 1) if size <= limit else b""
     except OSError:
         return None
     if _digest(hash_name, content) == expected:

@@ -210,3 +210,18 @@ def test_a_failing_fetch_reads_as_it_does_without_prefetching(index, tmp_path, k
         if n != which:
             assert parallel._fetched[link.url_without_fragment].problem is None
     assert threading_leftovers() == []
+
+
+def test_a_stored_entry_is_read_whole_and_an_oversized_one_dropped(tmp_path):
+    from pip_variants._pip.fetch import read_store
+
+    body = b'{"x": 1}'
+    good = tmp_path / "good"
+    good.write_bytes(body)
+    digest = hashlib.sha256(body).hexdigest()
+    assert read_store(str(good), "sha256", digest, limit=len(body)) == body
+    big = tmp_path / "big"
+    big.write_bytes(body + b" " * 10)
+    assert read_store(str(big), "sha256", digest, limit=len(body)) is None
+    assert not big.exists()  # forgotten: the next run downloads it again
+    assert read_store(str(tmp_path / "missing"), "sha256", digest, limit=10) is None
