@@ -29,7 +29,7 @@ _MISSING = dataclasses.MISSING
 _set = object.__setattr__
 # What dataclasses.fields() keeps: a private marker, hence the guard (and the fallback).
 _FIELD = getattr(dataclasses, "_FIELD", None)
-_NOT_FIELDS = ("ClassVar", "InitVar")
+_NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
 
 
 if TYPE_CHECKING:  # type checkers are told what it behaves as: a frozen dataclass
@@ -69,6 +69,8 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
             spec = dataclasses.field(default=default)
         spec.name, spec.type = name, annotation
         spec._field_type = _FIELD  # type: ignore[attr-defined]
+        if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
+            spec.kw_only = False  # type: ignore[attr-defined]
         fields[name] = spec
     cls.__dataclass_fields__ = fields
     cls.__match_args__ = tuple(fields)

@@ -89,12 +89,12 @@ def test_still_a_dataclass() -> None:
 
 def test_collected_fields_match_what_dataclass_collects() -> None:
     for ours, theirs in ((Point, DcPoint),):
-        mine = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare)
-                for f in dataclasses.fields(ours)]
-        stock = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare)
-                 for f in dataclasses.fields(theirs)]
+        mine = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare,
+                 getattr(f, "kw_only", None)) for f in dataclasses.fields(ours)]
+        stock = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare,
+                  getattr(f, "kw_only", None)) for f in dataclasses.fields(theirs)]
         assert mine == stock
-    assert Point.__match_args__ == DcPoint.__match_args__ == ("x", "y", "z")
+    assert Point.__match_args__ == getattr(DcPoint, "__match_args__", ("x", "y", "z")) == ("x", "y", "z")
     assert Point.y == "b" and "items" not in Holder.__dict__  # as dataclass leaves them
 
 
@@ -103,6 +103,12 @@ def test_what_a_record_refuses() -> None:
         @record
         class WithClassVar:
             kind: "ClassVar[str]" = "x"  # noqa: F821
+
+    with pytest.raises(TypeError, match="plain fields only"):
+        @record
+        class WithKwOnly:
+            _: "KW_ONLY"  # noqa: F821
+            name: str
 
     with pytest.raises(ValueError, match="default_factory"):
         @record
