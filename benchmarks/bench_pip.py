@@ -1,6 +1,7 @@
 """What pip-variants costs: three ratios, measured side by side in one run.
 
     python benchmarks/bench_pip.py [--pip 26.3] [--rounds 15] [--venvs DIR] [--trusted-host]
+                                   [--instructions]
 
 Two venvs of the same Python and pip, one with pip-variants (built from this
 checkout), one without, and a loopback index (tests/support). Each pair of
@@ -19,13 +20,18 @@ variant install            ``pip install --target`` of a variant release,      x
 Wall medians and minima, then CPU medians (user + system of pip: steadier on a
 busy machine). ``--trusted-host`` lets pip cache the loopback index as it
 caches an HTTPS one (pip caches plain-http responses only for trusted hosts).
-A script, not a test: timings depend on the machine.
+``--instructions`` adds the same three ratios in instructions executed, one run
+of each command under ``valgrind --tool=cachegrind`` (``PYTHONHASHSEED=0``):
+steady to about 0.1 % where wall time on a shared machine moves by 2 %, so a
+change too small to time still shows. A script, not a test: timings depend on
+the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -94,6 +100,17 @@ def _pair(a: Tuple[List[str], Dict[str, str]], b: Tuple[List[str], Dict[str, str
             statistics.median(cpu_a), statistics.median(cpu_b))
 
 
+def _instructions(cmd: Sequence[str], env: Dict[str, str]) -> int:
+    """Instructions the command executes (cachegrind's ``I refs``), children included."""
+    env = dict(env, PYTHONHASHSEED="0")
+    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes",
+                           "--cachegrind-out-file=/dev/null", *cmd], env=env, capture_output=True, text=True)
+    counts = [int(n.replace(",", "")) for n in re.findall(r"I\s+refs:\s+([\d,]+)", proc.stderr)]
+    if proc.returncode != 0 or not counts:
+        raise SystemExit(f"failed under valgrind: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    return sum(counts)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pip", default=None, help="pip version for both venvs (default: newest)")
@@ -103,7 +120,11 @@ def main() -> int:
     parser.add_argument("--trusted-host", action="store_true",
                         help="pass --trusted-host 127.0.0.1: pip then caches the loopback index's "
                              "responses as it caches an HTTPS index's")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also compare instructions executed (needs valgrind)")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind on PATH")
 
     work = Path(tempfile.mkdtemp(prefix="pv-bench-"))
     venv_dir = Path(args.venvs) if args.venvs else work
@@ -150,6 +171,18 @@ def main() -> int:
                           before=clean_target)
             rows.append(("pip install gpu: variant vs plain", *times, 1.03))
 
+            counted = []
+            if args.instructions:
+                for name, cmd, before in (("start-up: python -c pass", ["-c", "pass"], None),
+                                          ("pip install --dry-run (no variants)", dry, None),
+                                          ("pip install gpu: variant vs plain", inst, clean_target)):
+                    pair = []
+                    for py in (py_with, py_without):
+                        if before is not None:
+                            before()
+                        pair.append(_instructions([py, *cmd], env))
+                    counted.append((name, *pair))
+
         version = subprocess.run([py_with, "-m", "pip", "--version"], capture_output=True, text=True).stdout.split()[1]
         print(f"pip {version}, {Path(args.python).name} {sys.version.split()[0] if args.python == sys.executable else ''}, "
               f"{args.rounds} rounds (start-up x4), medians")
@@ -161,6 +194,10 @@ def main() -> int:
             print(f"{name:38} {a * 1000:7.1f}ms {b * 1000:7.1f}ms {ratio:6.3f} | {amin * 1000:7.1f}ms "
                   f"{bmin * 1000:7.1f}ms {rmin:6.3f} | {ca * 1000:7.1f}ms {cb * 1000:7.1f}ms {rcpu:6.3f} | "
                   f"{'x%.2f' % goal:>6}{flag}")
+        if counted:
+            print(f"\n{'instructions (cachegrind, one run each)':38} {'with':>9} {'without':>9} {'ratio':>6}")
+            for name, a_ir, b_ir in counted:
+                print(f"{name:38} {a_ir / 1e6:8.1f}M {b_ir / 1e6:8.1f}M {a_ir / b_ir:6.3f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
