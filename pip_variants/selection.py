@@ -99,7 +99,8 @@ def find_incompatibility(label: str, props: PropertySet, supported: Supported) -
         ns_supported = supported.get(ns, {})
         for feature, values in features.items():
             have = tuple(ns_supported.get(feature, ()))
-            if not set(values) & set(have):
+            # A variant declares one or two values; the supported list can be a hundred long.
+            if not any(value in have for value in values):
                 return Rejection(label, "unsupported", ns, feature, tuple(values), have)
     return None
 
@@ -109,15 +110,25 @@ def _merged(*orders: Iterable[str]) -> List[str]:
     return list(dict.fromkeys(chain.from_iterable(orders)))
 
 
+def _positions(*orders: Iterable[str]) -> Dict[str, int]:
+    """``{item: index}`` in :func:`_merged` order."""
+    return {item: i for i, item in enumerate(dict.fromkeys(chain.from_iterable(orders)))}
+
+
+def _namespace_order(metadata: VariantMetadata, prefs: Preferences) -> List[str]:
+    namespaces = _merged(prefs.namespaces, metadata.namespaces)
+    for ns in metadata.used_namespaces:
+        if ns not in namespaces:  # only abi_dependency can be unlisted; variantlib ranks it last
+            namespaces.append(ns)
+    return namespaces
+
+
 def orders_for(
     metadata: VariantMetadata, supported: Supported, prefs: Preferences = Preferences()
 ) -> Tuple[List[str], Dict[str, List[str]], Dict[str, Dict[str, List[str]]]]:
     """Namespace, feature and value orders: user first, then the package's
     ``default-priorities`` overrides, then the provider's own order."""
-    namespaces = _merged(prefs.namespaces, metadata.namespaces)
-    for ns in metadata.used_namespaces:
-        if ns not in namespaces:  # only abi_dependency can be unlisted; variantlib ranks it last
-            namespaces.append(ns)
+    namespaces = _namespace_order(metadata, prefs)
     features: Dict[str, List[str]] = {}
     values: Dict[str, Dict[str, List[str]]] = {}
     for ns in namespaces:
@@ -146,8 +157,11 @@ def rank_variants(
     """Filter and order ``labels`` (default: every label in ``metadata``)."""
     wanted = list(metadata.variants) if labels is None else list(dict.fromkeys(labels))
     excluded = set(exclude)
-    namespaces, features, values = orders_for(metadata, supported, prefs)
-    ns_index = {ns: i for i, ns in enumerate(namespaces)}
+    # The orders of :func:`orders_for`, as positions, and only for the features
+    # the variants declare: a provider may support a hundred values of another.
+    ns_index = {ns: i for i, ns in enumerate(_namespace_order(metadata, prefs))}
+    feature_index: Dict[str, Dict[str, int]] = {}
+    value_index: Dict[Tuple[str, str], Dict[str, int]] = {}
 
     rejected: Dict[str, Rejection] = {}
     keyed: List[Tuple[Tuple[Tuple[float, float, float], ...], str]] = []
@@ -170,10 +184,23 @@ def rank_variants(
             continue
         keys = []
         for ns, feats in props.items():
+            ns_supported = supported[ns]
+            positions = feature_index.get(ns)
+            if positions is None:
+                positions = feature_index[ns] = _positions(
+                    prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()), ns_supported
+                )
             for feature, declared in feats.items():
-                order = values[ns][feature]
-                best = min(order.index(v) for v in declared if v in supported[ns][feature])
-                keys.append((ns_index[ns], features[ns].index(feature), best))
+                order = value_index.get((ns, feature))
+                if order is None:
+                    order = value_index[(ns, feature)] = _positions(
+                        prefs.properties.get(ns, {}).get(feature, ()),
+                        metadata.property_priorities.get(ns, {}).get(feature, ()),
+                        ns_supported[feature],
+                    )
+                have = ns_supported[feature]
+                best = min(order[v] for v in declared if v in have)
+                keys.append((ns_index[ns], positions[feature], best))
         keyed.append((tuple(sorted(keys)) + _LAST, label))
     keyed.sort()
     return Ranking(tuple(label for _, label in keyed), rejected)

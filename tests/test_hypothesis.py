@@ -122,3 +122,36 @@ def test_reader_never_crashes_on_json(obj):
         load_metadata(json.dumps(obj), "fuzz")
     except InvalidVariantMetadata:
         pass
+
+
+def _reference_rank(md, sup, prefs=None):
+    """The ranking spelled out with :func:`orders_for` and list positions."""
+    from pip_variants.selection import Preferences, find_incompatibility, orders_for
+
+    namespaces, features, values = orders_for(md, sup, prefs or Preferences())
+    keyed = []
+    for lab, props in md.variants.items():
+        if find_incompatibility(lab, props, sup) is not None:
+            continue
+        keys = sorted(
+            (namespaces.index(ns), features[ns].index(f), min(values[ns][f].index(v) for v in vals if v in sup[ns][f]))
+            for ns, feats in props.items() for f, vals in feats.items()
+        )
+        keyed.append((tuple(keys), lab))
+    return [lab for _, lab in sorted(keyed, key=lambda k: (k[0] + ((float("inf"),) * 3,), k[1]))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_ranking_matches_the_orders_it_is_defined_by(data):
+    from pip_variants.selection import Preferences
+
+    md = parse_metadata(data.draw(release()), "x")
+    sup = data.draw(machine(md))
+    prefs = Preferences(
+        namespaces=tuple(reversed(md.namespaces)),
+        features={ns: tuple(reversed(list(feats))) for ns, feats in sup.items()},
+        properties={ns: {f: tuple(reversed(vals)) for f, vals in feats.items()} for ns, feats in sup.items()},
+    )
+    for p in (Preferences(), prefs):
+        assert list(rank_variants(md, sup, prefs=p).order) == _reference_rank(md, sup, p)
