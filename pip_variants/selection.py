@@ -188,7 +188,8 @@ def rank_variants(
             positions = feature_index.get(ns)
             if positions is None:
                 positions = feature_index[ns] = _positions(
-                    prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()), ns_supported
+                    prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()),
+                    ns_supported,
                 )
             for feature, declared in feats.items():
                 order = value_index.get((ns, feature))

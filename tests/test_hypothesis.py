@@ -134,7 +134,8 @@ def _reference_rank(md, sup, prefs=None):
         if find_incompatibility(lab, props, sup) is not None:
             continue
         keys = sorted(
-            (namespaces.index(ns), features[ns].index(f), min(values[ns][f].index(v) for v in vals if v in sup[ns][f]))
+            (namespaces.index(ns), features[ns].index(f),
+             min(values[ns][f].index(v) for v in vals if v in sup[ns][f]))
             for ns, feats in props.items() for f, vals in feats.items()
         )
         keyed.append((tuple(keys), lab))
@@ -151,7 +152,8 @@ def test_ranking_matches_the_orders_it_is_defined_by(data):
     prefs = Preferences(
         namespaces=tuple(reversed(md.namespaces)),
         features={ns: tuple(reversed(list(feats))) for ns, feats in sup.items()},
-        properties={ns: {f: tuple(reversed(vals)) for f, vals in feats.items()} for ns, feats in sup.items()},
+        properties={ns: {f: tuple(reversed(vals)) for f, vals in feats.items()}
+                    for ns, feats in sup.items()},
     )
     for p in (Preferences(), prefs):
         assert list(rank_variants(md, sup, prefs=p).order) == _reference_rank(md, sup, p)
