@@ -46,13 +46,15 @@ def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
         return promised, exc.message
     except Exception as exc:  # not a zip, unreadable: not the wheel the index described
         return promised, f"{type(exc).__name__}: {exc}"
-    content = chosen.json_bytes if chosen.json_bytes is not None else chosen.json_text
-    if content is None:
-        return None
-    try:
-        index = load_metadata(content, chosen.variants_json_url or "variants.json")
-    except InvalidVariantMetadata:
-        return None
+    index = chosen.metadata
+    if index is None:
+        content = chosen.json_bytes if chosen.json_bytes is not None else chosen.json_text
+        if content is None:
+            return None
+        try:
+            index = load_metadata(content, chosen.variants_json_url or "variants.json")
+        except InvalidVariantMetadata:
+            return None
     problem = check_consistency(index, wheel, label)
     return (promised, problem) if problem else None
 

@@ -484,6 +484,7 @@ class FinderContext:
             json_text=text,
             name_version=name_version,
             supported=self._supported(out),
+            metadata=out.metadata,
         )
 
     def _supported(self, out: Outcome) -> Any:

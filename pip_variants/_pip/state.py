@@ -20,7 +20,7 @@ class ChosenVariant:
     """What the report (H9) and ``pip download`` (H10) need about a variant link."""
 
     __slots__ = ("label", "properties", "variants_json_url", "json_bytes", "json_text", "name_version", "abi",
-                 "supported")
+                 "supported", "metadata")
 
     def __init__(
         self,
@@ -32,6 +32,7 @@ class ChosenVariant:
         name_version: Optional[Tuple[str, str]] = None,
         abi: Tuple[Any, ...] = (),
         supported: Optional[Any] = None,
+        metadata: Optional[Any] = None,
     ) -> None:
         self.label = label
         self.properties = properties
@@ -47,6 +48,9 @@ class ChosenVariant:
         #: what the target supports for this release (``Supported``), as
         #: computed during selection: the variant markers' values (MK-1)
         self.supported = supported
+        #: the index file as read during selection (``VariantMetadata``), so
+        #: that H12 compares the wheel with it without reading it again
+        self.metadata = metadata
 
 
 class ProcessState:
