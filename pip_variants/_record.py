@@ -11,7 +11,8 @@ hashed by field values in field order, ordered like tuples with
 ``__dataclass_fields__`` itself, since even a :func:`dataclasses.dataclass` that
 generates nothing checks every annotation for ``ClassVar`` and ``InitVar``
 (about three quarters of what a class cost). Where ``dataclasses`` lacks the
-marker that needs, it does the collecting.
+private marker this relies on, or keeps annotations lazily (Python 3.14+
+without ``from __future__ import annotations``), ``dataclass()`` collects them.
 Supported: plain fields with defaults or ``default_factory``, no ``__post_init__``,
 no ``InitVar``/``ClassVar``, no subclassing of a record.
 """
@@ -52,7 +53,7 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
     on the class as it sets them."""
     fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
     for name, annotation in cls.__dict__["__annotations__"].items():
-        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        text = annotation if isinstance(annotation, str) else repr(annotation)  # typing.ClassVar[int]
         if text.strip("'\" ").split("[", 1)[0].rpartition(".")[2] in _NOT_FIELDS:
             raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
         default = cls.__dict__.get(name, _MISSING)

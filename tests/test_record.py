@@ -116,6 +116,15 @@ def test_what_a_record_refuses() -> None:
             items: list = []  # noqa: RUF012
 
 
+def test_annotation_objects_are_checked_too() -> None:
+    import typing
+
+    with pytest.raises(TypeError, match="plain fields only"):
+        record(type("Evaluated", (), {"__annotations__": {"kind": typing.ClassVar[int]}, "kind": 1}))
+    Plain = record(type("Plain", (), {"__annotations__": {"n": int}, "n": 1}))
+    assert Plain() == Plain(1) and [f.type for f in dataclasses.fields(Plain)] == [int]
+
+
 def test_a_class_without_own_annotations_goes_through_dataclass() -> None:
     Empty = record(type("Empty", (), {"__doc__": "nothing"}))
     assert dataclasses.fields(Empty) == () and Empty() == Empty()
