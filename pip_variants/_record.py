@@ -53,7 +53,8 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
     on the class as it sets them."""
     fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
     for name, annotation in cls.__dict__["__annotations__"].items():
-        text = annotation if isinstance(annotation, str) else repr(annotation)  # typing.ClassVar[int]
+        # A string, or an object whose repr names it (typing.ClassVar[int])
+        text = annotation if isinstance(annotation, str) else repr(annotation)
         if text.strip("'\" ").split("[", 1)[0].rpartition(".")[2] in _NOT_FIELDS:
             raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
         default = cls.__dict__.get(name, _MISSING)

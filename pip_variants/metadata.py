@@ -68,8 +68,6 @@ SCHEMA_URLS: Dict[Version, str] = {
 }
 
 _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
-
-
 _OBJECT_NAME = Charset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.", r"^[A-Za-z0-9_.]+$"
 )
@@ -92,6 +90,8 @@ def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
     if not v or len(parts) != 3 or not all(part.isdecimal() for part in parts):
         return None
     return int(parts[0]), int(parts[1]), int(parts[2])
+
+
 _PROVIDER_KEYS_020 = {"requires", "plugin-api", "static-properties", "feature-order", "builtin", "optional"}
 _PROVIDER_KEYS_00X = {"requires", "plugin-api", "enable-if", "install-time", "optional", "plugin-use"}
 

@@ -94,7 +94,8 @@ def test_collected_fields_match_what_dataclass_collects() -> None:
         stock = [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare,
                   getattr(f, "kw_only", None)) for f in dataclasses.fields(theirs)]
         assert mine == stock
-    assert Point.__match_args__ == getattr(DcPoint, "__match_args__", ("x", "y", "z")) == ("x", "y", "z")
+    expected = ("x", "y", "z")
+    assert Point.__match_args__ == getattr(DcPoint, "__match_args__", expected) == expected
     assert Point.y == "b" and "items" not in Holder.__dict__  # as dataclass leaves them
 
 
@@ -120,7 +121,8 @@ def test_annotation_objects_are_checked_too() -> None:
     import typing
 
     with pytest.raises(TypeError, match="plain fields only"):
-        record(type("Evaluated", (), {"__annotations__": {"kind": typing.ClassVar[int]}, "kind": 1}))
+        annotations = {"kind": typing.ClassVar[int]}
+        record(type("Evaluated", (), {"__annotations__": annotations, "kind": 1}))
     Plain = record(type("Plain", (), {"__annotations__": {"n": int}, "n": 1}))
     assert Plain() == Plain(1) and [f.type for f in dataclasses.fields(Plain)] == [int]
 
