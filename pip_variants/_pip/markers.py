@@ -41,7 +41,6 @@ import re
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from . import _compat, _patching, messages
-from .context import label_of
 from .state import STATE
 
 __all__ = ["patch", "patch_candidates", "wrap_candidate_iter_dependencies", "current_environment", "variant_scope", "supported"]
@@ -152,6 +151,7 @@ def _installed_environment(dist: Any) -> Any:
 
 def _candidate_environment(candidate: Any) -> Any:
     from ..variant_markers import NON_VARIANT, VariantEnvironment
+    from .context import label_of
 
     base = getattr(candidate, "base", None)
     if base is not None:  # ExtrasCandidate
@@ -411,15 +411,28 @@ def patch_candidates(module: Any) -> None:
     _teach_packaging()
 
 
+def _abi_builds(original: Callable[..., Any]) -> Callable[..., Any]:
+    """H15's wrapper of a distribution's requirements, its module loaded the
+    first time pip asks for them (``pip list`` and ``freeze`` never do)."""
+    wrapped: List[Callable[..., Any]] = []
+
+    def iter_dependencies(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not wrapped:
+            from .abi_resolution import wrap_dist_iter_dependencies
+
+            wrapped.append(wrap_dist_iter_dependencies(original))
+        return wrapped[0](self, *args, **kwargs)
+
+    return iter_dependencies
+
+
 def patch(module: Any) -> None:
     """The metadata backends: ``importlib._dists``, ``pkg_resources``."""
-    from .abi_resolution import wrap_dist_iter_dependencies
-
     cls = getattr(module, "Distribution", None)
     if cls is not None:
         cached = module.__name__.endswith(".pkg_resources")
         # The ABI hook (H15) adds an installed ABI build's requirement after
         # the markers were evaluated: one patch holds both.
-        _patching.patch(cls, "iter_dependencies", lambda original: wrap_dist_iter_dependencies(
+        _patching.patch(cls, "iter_dependencies", lambda original: _abi_builds(
             _wrap_dist_iter_dependencies(original, cached_by_backend=cached)))
     _teach_packaging()

@@ -169,3 +169,17 @@ def test_a_debundled_pip_is_left_alone(patched, tmp_path, caplog, monkeypatch):
         reqs = _wheel_dist(wheel).iter_dependencies()
     assert [r.name for r in reqs] == ["always"]
     assert "debundled pip" in caplog.text
+
+
+def test_the_abi_wrapper_of_a_distribution_is_built_on_first_use():
+    # pip list / freeze never list requirements: the ABI module stays unloaded.
+    calls = []
+
+    def original(self, extras=()):
+        calls.append(extras)
+        return iter(["dep"])
+
+    wrapped = markers._abi_builds(original)
+    assert calls == []
+    assert list(wrapped(object(), ("x",))) == ["dep"] and calls == [("x",)]
+    assert list(wrapped(object())) == ["dep"]
