@@ -14,7 +14,7 @@ file) cannot be checked here; local files were checked during selection.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 from . import _compat, _patching, messages
 from .context import label_of
@@ -82,18 +82,20 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _look_ahead(original: Callable[..., Any]) -> Callable[..., Any]:
-    """H19's wrapper, its module loaded the first time pip asks for requirements
-    (never with ``--no-deps``)."""
-    wrapped: List[Callable[..., Any]] = []
+    """H19: hand what pip is about to look up to the look-ahead. Its module is
+    loaded only for a candidate with two requirements or more (it reads ahead
+    all but the first), so never with ``--no-deps`` nor for a leaf."""
 
     def iter_dependencies(self: Any, with_requires: bool) -> Any:
         if not with_requires:
             return original(self, with_requires)
-        if not wrapped:
-            from .lookahead import wrap_iter_dependencies
+        # resolvelib lists the dependencies at once, so listing them here changes nothing.
+        requirements = list(original(self, with_requires))
+        if len(requirements) > 1 and selecting():
+            from .lookahead import look_ahead_from
 
-            wrapped.append(wrap_iter_dependencies(original))
-        return wrapped[0](self, with_requires)
+            look_ahead_from(self, requirements)
+        return iter(requirements)
 
     return iter_dependencies
 

@@ -4,7 +4,7 @@ When the resolver learns a candidate's dependencies it looks each one up in
 turn: page, then (for a variant release) ``variants.json``, then the metadata
 of the wheel it picks, then the next dependency. The index file sits on that
 path: pip cannot pick a wheel, so cannot fetch its metadata, before it has the
-file. Wrapping ``iter_dependencies`` (the ``candidates`` hook composes it with
+file. Called from ``iter_dependencies`` (the ``candidates`` hook composes it with
 H15 and H18), this hook hands the background pool, for every dependency but the
 first (pip's thread is about to fetch that one itself):
 
@@ -30,27 +30,21 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from . import _compat, messages
 from .context import ATTR, FinderContext, label_of, redact
-from .state import selecting
 
-__all__ = ["wrap_iter_dependencies", "look_ahead", "take_page"]
+__all__ = ["look_ahead_from", "look_ahead", "take_page"]
 
 
-def wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
-    def iter_dependencies(self: Any, with_requires: bool) -> Any:
-        # resolvelib lists the dependencies at once, so listing them here changes nothing.
-        requirements = list(original(self, with_requires))
-        if with_requires and selecting():
-            try:
-                _look_ahead_from(self, requirements)
-            except Exception as exc:  # an optimisation: never a reason to fail
-                messages.debug("pip-variants: look-ahead skipped: %s: %s", type(exc).__name__, exc)
-        return iter(requirements)
-
-    return iter_dependencies
+def look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
+    """Read ahead for ``candidate``'s requirements but the first (the
+    ``candidates`` hook calls this once pip has listed them)."""
+    try:
+        _look_ahead_from(candidate, requirements)
+    except Exception as exc:  # an optimisation: never a reason to fail
+        messages.debug("pip-variants: look-ahead skipped: %s: %s", type(exc).__name__, exc)
 
 
 def _named(requirements: Iterable[Any]) -> List[Tuple[str, Any]]:

@@ -42,9 +42,23 @@ def test_the_look_ahead_wrapper_steps_aside_without_requirements():
     assert wrapped(object(), False) is deps
 
 
-def test_the_look_ahead_wrapper_lists_requirements_once_asked():
-    from pip_variants._pip.candidates import _look_ahead
+def test_the_look_ahead_wrapper_lists_requirements_once_asked(mocker):
+    from pip_variants._pip import candidates, lookahead
 
-    wrapped = _look_ahead(lambda self, with_requires: iter(["a", "b"]))
-    assert list(wrapped(object(), True)) == ["a", "b"]
-    assert list(wrapped(object(), True)) == ["a", "b"]
+    seen = mocker.patch.object(lookahead, "look_ahead_from")
+    mocker.patch.object(candidates, "selecting", return_value=True)
+    wrapped = candidates._look_ahead(lambda self, with_requires: iter(["a", "b"]))
+    me = object()
+    assert list(wrapped(me, True)) == ["a", "b"]
+    seen.assert_called_once_with(me, ["a", "b"])
+    # one requirement: nothing to read ahead (pip looks it up next itself)
+    single = candidates._look_ahead(lambda self, with_requires: iter(["a"]))
+    assert list(single(me, True)) == ["a"]
+    assert seen.call_count == 1
+
+
+def test_a_failing_look_ahead_only_skips_itself(mocker):
+    from pip_variants._pip import lookahead
+
+    mocker.patch.object(lookahead, "_look_ahead_from", side_effect=RuntimeError("boom"))
+    lookahead.look_ahead_from(object(), ["a", "b"])  # no exception
