@@ -12,7 +12,7 @@ from dataclasses import field, replace
 from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
-from .filename import NULL_LABEL
+from .filename import NULL_LABEL, canonicalize_name
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
 from .selection import Preferences, Ranking, Rejection, find_incompatibility, rank_variants
@@ -48,8 +48,6 @@ class VariantLabelNotFound(VariantError):
 
 
 def canonical_name(name: str) -> str:
-    from .requirements import canonicalize_name
-
     return canonicalize_name(name)
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "variants_json_filename",
     "parse_variants_json_filename",
     "normalize_name",
+    "canonicalize_name",
     "LEGACY_LABEL_LENGTH",
 ]
 
@@ -68,6 +69,11 @@ class WheelName:
 def normalize_name(name: str) -> str:
     """Wheel-filename escaping of a project name (lowercase, runs of ``-_.`` to ``_``)."""
     return _NAME_NORMALIZE_RE.sub("_", name).lower()
+
+
+def canonicalize_name(name: str) -> str:
+    """PEP 503 normalisation (``Nvidia_Variant.Provider`` -> ``nvidia-variant-provider``)."""
+    return _NAME_NORMALIZE_RE.sub("-", name).lower()
 
 
 def split_variant_label(filename: str) -> Tuple[str, Optional[str]]:

@@ -11,9 +11,9 @@ import functools
 import re
 from typing import Mapping, Optional, Sequence
 
-__all__ = ["canonicalize_name", "requirement_name", "first_active_requirement"]
+from .filename import canonicalize_name
 
-_SEPARATORS_RE = re.compile(r"[-_.]+")
+__all__ = ["canonicalize_name", "requirement_name", "first_active_requirement"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -24,11 +24,6 @@ def _simple_re() -> "re.Pattern[str]":
         r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*"
         r"(?P<spec>(?:[<>=!~]=?|===)[^;@]*)?$"
     )
-
-
-def canonicalize_name(name: str) -> str:
-    """PEP 503 normalisation (``Nvidia_Variant.Provider`` -> ``nvidia-variant-provider``)."""
-    return _SEPARATORS_RE.sub("-", name).lower()
 
 
 def _parsed(text: str):

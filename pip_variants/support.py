@@ -79,7 +79,7 @@ class StrictVariantError(Exception):
 
 
 def _canonical(name: str) -> str:
-    from .requirements import canonicalize_name
+    from .filename import canonicalize_name
 
     return canonicalize_name(name)
 

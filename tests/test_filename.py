@@ -2,6 +2,8 @@ import pytest
 
 from pip_variants.filename import (
     InvalidVariantFilename,
+    canonicalize_name,
+    normalize_name,
     parse_variants_json_filename,
     parse_wheel_filename,
     split_variant_label,
@@ -51,6 +53,12 @@ def test_split_keeps_plain_name_for_pre_variant_parsers():
     assert split_variant_label("pkg-1.0-1-py3-none-any-cu130.whl") == ("pkg-1.0-1-py3-none-any.whl", "cu130")
     assert split_variant_label("pkg-1.0.tar.gz") == ("pkg-1.0.tar.gz", None)
     assert parse_wheel_filename("pkg-1.0-py3-none-any-x.whl").plain_filename == "pkg-1.0-py3-none-any.whl"
+
+
+def test_pep503_names():
+    assert canonicalize_name("Nvidia_Variant.Provider") == "nvidia-variant-provider"
+    assert canonicalize_name("a--b__c..d") == "a-b-c-d"
+    assert normalize_name("Nvidia_Variant.Provider") == "nvidia_variant_provider"
 
 
 def test_variants_json_names():
