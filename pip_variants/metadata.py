@@ -23,7 +23,7 @@ import zipfile
 from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._charset import HEX_DIGITS, Charset
+from ._charset import HEX_DIGITS, LOWER_DIGITS_UNDERSCORE, Charset
 from ._record import record
 from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
 from .properties import (
@@ -69,7 +69,7 @@ SCHEMA_URLS: Dict[Version, str] = {
 
 _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
 _OBJECT_NAME = Charset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.", r"^[A-Za-z0-9_.]+$"
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + LOWER_DIGITS_UNDERSCORE + ".", r"^[A-Za-z0-9_.]+$"
 )
 
 

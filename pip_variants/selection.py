@@ -112,7 +112,7 @@ def _merged(*orders: Iterable[str]) -> List[str]:
 
 def _positions(*orders: Iterable[str]) -> Dict[str, int]:
     """``{item: index}`` in :func:`_merged` order."""
-    return {item: i for i, item in enumerate(dict.fromkeys(chain.from_iterable(orders)))}
+    return {item: i for i, item in enumerate(_merged(*orders))}
 
 
 def _namespace_order(metadata: VariantMetadata, prefs: Preferences) -> List[str]:

@@ -31,9 +31,10 @@ def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
     # Only wheels pip-variants chose are recorded: a plain release costs one dict lookup.
     chosen = STATE.chosen.get(link.url_without_fragment)
     label = label_of(link) if chosen is not None else None
-    if chosen is None or label is None:
+    # FinderContext.remember keeps the index file selection read (never None there).
+    if chosen is None or label is None or chosen.metadata is None:
         return None
-    from ..metadata import InvalidVariantMetadata, check_consistency, load_metadata, load_wheel_metadata
+    from ..metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
 
     ireq = getattr(candidate, "_ireq", None)
     path = getattr(ireq, "local_file_path", None)
@@ -46,16 +47,7 @@ def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
         return promised, exc.message
     except Exception as exc:  # not a zip, unreadable: not the wheel the index described
         return promised, f"{type(exc).__name__}: {exc}"
-    index = chosen.metadata
-    if index is None:
-        content = chosen.json_bytes if chosen.json_bytes is not None else chosen.json_text
-        if content is None:
-            return None
-        try:
-            index = load_metadata(content, chosen.variants_json_url or "variants.json")
-        except InvalidVariantMetadata:
-            return None
-    problem = check_consistency(index, wheel, label)
+    problem = check_consistency(chosen.metadata, wheel, label)
     return (promised, problem) if problem else None
 
 
