@@ -8,12 +8,13 @@ local variant wheel files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
 import pytest
 
-from support.venvs import pick, run_pip
+from support.venvs import index_args, pick, run_pip
 from support.wheels import (
     NVIDIA_PROVIDER,
     build_wheel,
@@ -114,6 +115,46 @@ def test_variant_with_an_unknown_label_is_a_clear_error(variant_venv, release, i
     assert "nosuch" in proc.stderr, proc.stderr
     for label in ("ob", "mkl", "acc"):
         assert label in proc.stderr, proc.stderr
+
+
+def _hash_pinned(release, tmp_path, *labels: str):
+    """A requirements file pinning pkg 1.0 to the wheels of ``labels`` (``plain``: the
+    non-variant wheel), as pip-compile --generate-hashes writes it."""
+    digests = {}
+    for path in release:
+        if path.name.endswith(".whl"):
+            parts = path.name[:-4].split("-")
+            digests[parts[-1] if len(parts) == 6 else "plain"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    req = tmp_path / "requirements.txt"
+    req.write_text("pkg==1.0 " + " ".join(f"--hash=sha256:{digests[label]}" for label in labels) + "\n")
+    return req
+
+
+@pytest.mark.parametrize(
+    "pinned, expected",
+    [
+        (("ob", "mkl", "acc", "plain"), vfile("ob")),  # every build allowed: the usual choice
+        (("mkl", "acc"), vfile("mkl")),  # the best of the allowed ones
+        (("mkl",), vfile("mkl")),
+        (("plain",), PLAIN),  # a lock file made without variants keeps working
+    ],
+)
+def test_hash_checking_mode_chooses_among_the_pinned_wheels(variant_venv, release, index, tmp_path, pinned, expected):
+    req = _hash_pinned(release, tmp_path, *pinned)
+    chosen, _, stderr = pick(variant_venv, index, req, "--require-hashes", "-r")
+    assert chosen == expected, stderr
+    assert_clean(stderr)
+
+
+def test_hash_checking_mode_with_only_an_unsupported_build(variant_venv, release, index, tmp_path):
+    req = _hash_pinned(release, tmp_path, "acc")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "--require-hashes", "-r", req, check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert "accelerate" in proc.stderr and "pip-variants explain pkg" in proc.stderr, proc.stderr
+    # Forcing the pinned build is the way to install it anyway.
+    chosen, _, stderr = pick(variant_venv, index, req, "--variant", "pkg=acc", "--require-hashes", "-r")
+    assert chosen == vfile("acc"), stderr
 
 
 GPU_DATA = variants_json(
