@@ -20,6 +20,7 @@ no ``InitVar``/``ClassVar``, no subclassing of a record.
 from __future__ import annotations
 
 import dataclasses
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, TypeVar
 
 __all__ = ["record"]
@@ -79,6 +80,16 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
     return tuple(fields.values())
 
 
+def _key_getter(names: Tuple[str, ...]) -> Callable[[Any], Tuple[Any, ...]]:
+    """The field values named, as a tuple (``attrgetter`` returns a bare value for one name)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        single = attrgetter(names[0])
+        return lambda obj: (single(obj),)
+    return lambda obj: ()
+
+
 def _build(cls: T, order: bool) -> T:
     had_doc = cls.__dict__.get("__doc__") is not None
     if not had_doc:
@@ -106,33 +117,35 @@ def _build(cls: T, order: bool) -> T:
         cls.__doc__ = f"{cls.__name__}({', '.join(names)})"
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # Straight into the instance dict, as object.__setattr__ would put each
+        # field (records have no slots and no field descriptors), in one call.
         if not kwargs and len(args) == len(names):  # every field given in order: the common call
-            for name, value in zip(names, args):
-                _set(self, name, value)
+            self.__dict__.update(zip(names, args))
             return
         if len(args) > len(names):
             raise TypeError(f"{qualname}.__init__() takes {len(names) + 1} positional arguments "
                             f"but {len(args) + 1} were given")
-        values = dict(zip(names, args))
+        given = dict(zip(names, args))
         for key, value in kwargs.items():
             if key not in name_set:
                 raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {key!r}")
-            if key in values:
+            if key in given:
                 raise TypeError(f"{qualname}.__init__() got multiple values for argument {key!r}")
-            values[key] = value
+            given[key] = value
+        values: Dict[str, Any] = {}
         for name in names:
-            if name in values:
-                value = values[name]
+            if name in given:
+                values[name] = given[name]
             elif name in defaults:
-                value = defaults[name]
+                values[name] = defaults[name]
             elif name in factories:
-                value = factories[name]()
+                values[name] = factories[name]()
             else:
                 raise TypeError(f"{qualname}.__init__() missing required argument: {name!r}")
-            _set(self, name, value)
+        self.__dict__.update(values)
 
-    def _key(self: Any, which: Tuple[str, ...] = compared) -> Tuple[Any, ...]:
-        return tuple([getattr(self, n) for n in which])
+    _key = _key_getter(compared)
+    _hash_key = _key_getter(hashed)
 
     def __repr__(self: Any) -> str:
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
@@ -144,7 +157,7 @@ def _build(cls: T, order: bool) -> T:
         return NotImplemented
 
     def __hash__(self: Any) -> int:
-        return hash(_key(self, hashed))
+        return hash(_hash_key(self))
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is cls or name in name_set:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections import abc
 from dataclasses import field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -197,12 +198,12 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
 
 def _sniff_version(data: Mapping[str, Any]) -> Version:
     providers = data.get("providers")
-    if not isinstance(providers, Mapping):
+    if not isinstance(providers, abc.Mapping):
         prio = data.get("default-priorities")
-        if isinstance(prio, Mapping) and ("feature" in prio or "property" in prio):
+        if isinstance(prio, abc.Mapping) and ("feature" in prio or "property" in prio):
             return (0, 1, 0)
         return (0, 1, 1)
-    entries = [e for e in providers.values() if isinstance(e, Mapping)]
+    entries = [e for e in providers.values() if isinstance(e, abc.Mapping)]
     if any("plugin-use" in e for e in entries):
         return (0, 0, 2)
     if any("install-time" in e or "enable-if" in e for e in entries) or "static-properties" in data:
@@ -222,7 +223,7 @@ class _Reader:
         return InvalidVariantMetadata(self.source, message)
 
     def mapping(self, value: Any, where: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, abc.Mapping):
             raise self.fail(f"{where} must be an object, got {type(value).__name__}")
         return value
 
@@ -252,7 +253,7 @@ class _Reader:
 
 def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMetadata:
     """Validate a decoded JSON document and read it into :class:`VariantMetadata`."""
-    if not isinstance(data, Mapping):
+    if not isinstance(data, abc.Mapping):
         raise InvalidVariantMetadata(source, f"top level must be an object, got {type(data).__name__}")
     version = schema_version(data, source)
     r = _Reader(source, version)

@@ -37,7 +37,9 @@ _label_cache: Dict[str, Optional[str]] = {}
 def filename_module() -> Any:
     """:mod:`pip_variants.filename`, imported on first use (every pip command
     imports the hook modules; most never look at a variant name)."""
-    from .. import filename
+    # Absolute, unlike the rest of this package: a relative import statement
+    # also runs importlib's Python code (``__spec__.parent``) on every call.
+    import pip_variants.filename as filename
 
     return filename
 
@@ -242,8 +244,9 @@ class FinderContext:
         return self._outcomes.get((source, canonical, version))
 
     def _compute(self, project: str, version: str, key: Tuple[str, str, str], candidates: Sequence[Any]) -> Outcome:
-        from ..engine import VariantLabelNotFound
-        from ..metadata import (
+        # Absolute imports in the per-release paths: see filename_module.
+        from pip_variants.engine import VariantLabelNotFound
+        from pip_variants.metadata import (
             InvalidVariantMetadata,
             check_consistency,
             load_wheel_metadata,
@@ -303,7 +306,7 @@ class FinderContext:
             label = label_of(cand.link)
             if label is not None and cand.link.url not in out.dropped_links and label not in labels:
                 labels.append(label)
-        from ..metadata import warn_long_labels
+        from pip_variants.metadata import warn_long_labels
 
         for label in warn_long_labels(out.metadata):
             if label in labels:  # valid under PEP 825; the 0.0.x formats allowed 16 characters
@@ -428,7 +431,7 @@ class FinderContext:
         return result
 
     def _check(self, link: Any, shown: str, content: bytes) -> _Fetched:
-        from ..metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, load_metadata
+        from pip_variants.metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, load_metadata
 
         if len(content) > MAX_METADATA_BYTES:  # cut short by _read_capped: no hash can match
             return _Fetched(None, None, f"invalid variant metadata: {shown}: file is over the "
@@ -449,8 +452,8 @@ class FinderContext:
     # -- H9 / H10 -----------------------------------------------------------------
 
     def remember(self, link: Any, out: Outcome) -> None:
-        from ..metadata import InvalidVariantMetadata, dumps
-        from ..properties import format_property_set
+        from pip_variants.metadata import InvalidVariantMetadata, dumps
+        from pip_variants.properties import format_property_set
 
         label = label_of(link)
         if label is None or out.metadata is None:
@@ -513,15 +516,29 @@ class EvaluatorContext:
         #: id(candidate) -> (candidate, pip's own sort key): H4 sorts again
         #: after selection, and pip's key (which parses the filename) cannot change
         self.pip_keys: Dict[int, Tuple[Any, Any]] = {}
+        #: where ``candidate.version`` sat in pip's sort key last time (H5)
+        self.version_at = -1
+        #: id(candidate) -> (candidate, its release key): see :meth:`release_of`
+        self._releases: Dict[int, Tuple[Any, Tuple[str, str]]] = {}
+
+    def release_of(self, candidate: Any) -> Tuple[str, str]:
+        """``(version, listing URL)``: the release a candidate belongs to, worked
+        out once per candidate (H4 and H5 ask again and again, and ``str()`` of a
+        ``Version`` rebuilds the text every time)."""
+        known = self._releases.get(id(candidate))
+        if known is not None and known[0] is candidate:
+            return known[1]
+        key = (str(candidate.version), _compat.link_source(candidate.link))
+        self._releases[id(candidate)] = (candidate, key)
+        return key
 
     def rank(self, candidate: Any) -> int:
         """H5's value: non-variant 0, ``null`` and compatible variants above, else -1."""
         label = label_of(candidate.link)
         if label is None:
             return 0
-        out = self.finder.known_outcome(
-            _compat.link_source(candidate.link), self.canonical, str(candidate.version)
-        )
+        version, source = self.release_of(candidate)
+        out = self.finder.known_outcome(source, self.canonical, version)
         if out is None or candidate.link.url in out.dropped_links:
             return -1
         return out.rank(label)

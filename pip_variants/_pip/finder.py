@@ -177,10 +177,10 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return result
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
+    release_of = ctx.release_of
     for cand in result:
         if label_of(cand.link) is not None:
-            key = (str(cand.version), _compat.link_source(cand.link))
-            groups.setdefault(key, []).append(cand)
+            groups.setdefault(release_of(cand), []).append(cand)
     forced = fctx.forced.get(ctx.canonical)
     outcomes: Dict[Tuple[str, str], Outcome] = {}
     deferred: List[str] = []
@@ -193,13 +193,13 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
             outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], cands)
 
     def outcome_of(cand: Any) -> Outcome:
-        return outcomes[(str(cand.version), _compat.link_source(cand.link))]
+        return outcomes[release_of(cand)]
 
-    newest = str(result[-1].version)
+    newest = release_of(result[-1])[0]
     if forced is None:
         keep = []
         for cand in result:
-            if label_of(cand.link) is None or str(cand.version) in deferred or outcome_of(cand).fits(cand.link):
+            if label_of(cand.link) is None or release_of(cand)[0] in deferred or outcome_of(cand).fits(cand.link):
                 keep.append(cand)
     else:
         keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest)
@@ -208,13 +208,13 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return _without_labels(result)
 
     for cand in final:
-        if label_of(cand.link) is not None and str(cand.version) not in deferred:
+        if label_of(cand.link) is not None and release_of(cand)[0] not in deferred:
             fctx.remember(cand.link, outcome_of(cand))
     if deferred:
         from .deferred import defer
 
         for version in deferred:
-            defer(evaluator, ctx, version, [c for c in result if str(c.version) == version])
+            defer(evaluator, ctx, version, [c for c in result if release_of(c)[0] == version])
     _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
     _record_for_explain(ctx, result, outcomes)
     return final
@@ -225,9 +225,10 @@ def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tupl
     """Settle versions best first until one keeps a candidate; fill ``outcomes``
     and return the versions (with variant wheels) left for later."""
     fctx = ctx.finder
+    release_of = ctx.release_of
     versions: List[str] = []
     for cand in reversed(result):  # pip's order of preference
-        version = str(cand.version)
+        version = release_of(cand)[0]
         if version not in versions:
             versions.append(version)
     for n, version in enumerate(versions):
@@ -236,15 +237,15 @@ def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tupl
             fctx.prefetch(ctx.project, keys)
         for key in keys:
             outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], groups[key])
-        if any(_fits(cand, outcomes) for cand in result if str(cand.version) == version):
+        if any(_fits(ctx, cand, outcomes) for cand in result if release_of(cand)[0] == version):
             return [v for v in versions[n + 1:] if any(key[0] == v for key in groups)]
     return []
 
 
-def _fits(cand: Any, outcomes: Dict[Tuple[str, str], Outcome]) -> bool:
+def _fits(ctx: EvaluatorContext, cand: Any, outcomes: Dict[Tuple[str, str], Outcome]) -> bool:
     if label_of(cand.link) is None:
         return True
-    return outcomes[(str(cand.version), _compat.link_source(cand.link))].fits(cand.link)
+    return outcomes[ctx.release_of(cand)].fits(cand.link)
 
 
 def _record_for_explain(ctx: EvaluatorContext, result: List[Any], outcomes: Dict[Tuple[str, str], Outcome]) -> None:
@@ -326,11 +327,11 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if out.selection is not None:
             for notice in out.selection.notices:
                 messages.warn_once(f"pip-variants: {notice}")
-    if final and str(final[-1].version) == newest:
+    if final and ctx.release_of(final[-1])[0] == newest:
         best = final[-1]
         label = label_of(best.link)
         if label is not None:
-            chosen = ctx.finder.known_outcome(_compat.link_source(best.link), ctx.canonical, newest)
+            chosen = ctx.finder.known_outcome(ctx.release_of(best)[1], ctx.canonical, newest)
             if chosen is not None and chosen.selection is not None:
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
@@ -361,11 +362,15 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
 # ----------------------------------------------------------------------------- H5
 
 
-def _insert_after_version(key: Tuple[Any, ...], version: Any, rank: int) -> Tuple[Any, ...]:
+def _version_index(key: Tuple[Any, ...], version: Any, hint: int = -1) -> int:
+    """Where ``version`` sits in pip's sort key; ``hint``: where it sat last time
+    (the shape of the key is the same for every candidate of a pip release)."""
+    if 0 <= hint < len(key) and key[hint] is version:
+        return hint
     for i, item in enumerate(key):
         # By identity: the version object pip put in the key (PIP-HOOKS §6.3).
         if item is version:
-            return key[: i + 1] + (rank,) + key[i + 1 :]
+            return i
     raise LookupError("candidate.version not found in pip's sort key")
 
 
@@ -381,7 +386,8 @@ def _wrap_sort_key(original: Callable[..., Any]) -> Callable[..., Any]:
             key = original(self, candidate)
             ctx.pip_keys[id(candidate)] = (candidate, key)
         try:
-            return _insert_after_version(key, candidate.version, ctx.rank(candidate))
+            i = ctx.version_at = _version_index(key, candidate.version, ctx.version_at)
+            return key[: i + 1] + (ctx.rank(candidate),) + key[i + 1 :]
         except Exception as exc:
             messages.internal_error("CandidateEvaluator._sort_key", exc)
             return key

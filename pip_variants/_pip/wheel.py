@@ -9,12 +9,27 @@ Passes through unless H8 enabled variants in this process, so ``pip list``,
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _compat, _patching
 from .state import labels_enabled
 
 __all__ = ["patch"]
+
+
+#: filename -> (plain name, label), or (None, None) for a malformed label:
+#: pip builds a ``Wheel`` of the same name several times per command
+_splits: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
+
+
+def _split(filename: str) -> Tuple[Optional[str], Optional[str]]:
+    # Absolute: a relative import statement runs importlib's Python code on every call.
+    from pip_variants.filename import InvalidVariantFilename, split_variant_label
+
+    try:
+        return split_variant_label(filename)
+    except InvalidVariantFilename:
+        return None, None
 
 
 def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[..., Any]:
@@ -25,11 +40,11 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
             original(self, filename)
             self.variant_label = None
             return None
-        from ..filename import InvalidVariantFilename, split_variant_label
-
-        try:
-            plain, label = split_variant_label(filename)
-        except InvalidVariantFilename:
+        split = _splits.get(filename)
+        if split is None:
+            split = _splits[filename] = _split(filename)
+        plain, label = split
+        if plain is None:
             # Malformed label: let pip reject the full name as it always did.
             return original(self, filename)
         if label is None:

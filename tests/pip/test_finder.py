@@ -183,3 +183,41 @@ def test_forced_label_on_a_project_without_variants(patched, tmp_path):
 def test_forced_label_for_another_project_changes_nothing(patched, pkg_dir):
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["other=fv9"])
     assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+
+
+def test_version_index_uses_the_hint_only_when_it_still_holds():
+    from pip_variants._pip.finder import _version_index
+
+    version = object()
+    key = (1, "x", version, 3)
+    assert _version_index(key, version) == 2
+    assert _version_index(key, version, 2) == 2
+    assert _version_index(key, version, 1) == 2  # stale hint: searched again
+    assert _version_index(key, version, 9) == 2  # out of range
+    assert _version_index((version,), version, -1) == 0
+    with pytest.raises(LookupError):
+        _version_index((1, 2), version, 0)
+
+
+def test_release_of_is_worked_out_once_per_candidate():
+    from types import SimpleNamespace
+
+    from pip_variants._pip.context import EvaluatorContext
+
+    class Version:
+        calls = 0
+
+        def __str__(self):
+            Version.calls += 1
+            return "1.0"
+
+    link = SimpleNamespace(comes_from="https://example.test/simple/pkg/", url_without_fragment="")
+    ctx = EvaluatorContext(SimpleNamespace(), "pkg")
+    cand = SimpleNamespace(version=Version(), link=link)
+    assert ctx.release_of(cand) == ("1.0", "https://example.test/simple/pkg/")
+    assert ctx.release_of(cand) == ("1.0", "https://example.test/simple/pkg/")
+    assert Version.calls == 1
+    # Another candidate object: its own key, even if it got the same id().
+    other = SimpleNamespace(version="2.0", link=link)
+    ctx._releases[id(other)] = (cand, ("1.0", "stale"))
+    assert ctx.release_of(other) == ("2.0", "https://example.test/simple/pkg/")
