@@ -1,0 +1,149 @@
+"""Where pip-variants' work in a warm tree install goes, function by function.
+
+    python benchmarks/bytecodes_tree.py [--pip 26.3] [--deps 5,15] [--top 40] [--venvs DIR]
+
+Runs the warm torch-like tree of ``bench_tree.py`` at two sizes (``--deps``),
+once with pip-variants and once with stock pip on the same variant index (its
+bigger pages are pip's own cost), counting the bytecode instructions each
+function executes (``sys.monitoring``, so the venvs' Python must be 3.12+).
+Two sizes separate what a process pays once (imports, setup) from what each
+variant release adds: the table lists both, by function, largest first.
+
+Bytecodes are not time, and a bytecode that calls into C (``str(Version)``,
+a zip read) counts as one; but the counts are exact and repeat run after run,
+so they show which code runs more, and how much more, where a profiler's
+samples are too few. A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_tree as bt  # noqa: E402
+
+#: Run pip under sys.monitoring, counting instructions per code object, and
+#: leave ``{(file, line, qualname): count}`` in $BYTECODES_OUT at exit.
+_DRIVER = r"""
+import atexit, collections, os, pickle, runpy, sys
+counts = collections.Counter()
+M = sys.monitoring
+M.use_tool_id(M.PROFILER_ID, "bytecodes_tree")
+M.register_callback(M.PROFILER_ID, M.events.INSTRUCTION, lambda code, offset: counts.update((code,)))
+M.set_events(M.PROFILER_ID, M.events.INSTRUCTION)
+def dump():
+    M.set_events(M.PROFILER_ID, 0)
+    out = collections.Counter()
+    for code, n in counts.items():
+        path = code.co_filename.split("site-packages/")[-1]
+        if "/lib/python3." in path:  # the standard library: from its own folder on
+            path = path.split("/lib/python3.", 1)[1].split("/", 1)[-1]
+        out[(path, code.co_firstlineno, code.co_qualname)] += n
+    with open(os.environ["BYTECODES_OUT"], "wb") as fh:
+        pickle.dump(out, fh)
+atexit.register(dump)
+sys.argv = ["pip"] + sys.argv[1:]
+runpy.run_module("pip", run_name="__main__", alter_sys=True)
+"""
+
+Key = Tuple[str, int, str]
+
+
+def _count(python: str, base: str, env: Dict[str, str], target: Path, out: Path) -> Counter:
+    args = ["install", "-q", "--target", str(target), "--index-url", f"{base}/v/simple",
+            "--trusted-host", "127.0.0.1", "torch"]
+    shutil.rmtree(target, ignore_errors=True)
+    subprocess.run([python, "-m", "pip", *args], env=env, check=True, capture_output=True)  # warms the caches
+    shutil.rmtree(target, ignore_errors=True)
+    subprocess.run([python, "-c", _DRIVER, *args], env={**env, "BYTECODES_OUT": str(out)}, check=True)
+    with open(out, "rb") as fh:
+        return pickle.load(fh)
+
+
+def _measure(deps: int, py: Dict[str, str], work: Path) -> Dict[str, Counter]:
+    files = bt._Files()
+    bt._build_tree(work / f"wheels-{deps}", files, deps, 1)
+    server = bt._Server(("127.0.0.1", 0), bt._Handler)
+    server.files, server.log, server.lock = files, [], threading.Lock()
+    server.delay = 0
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        return {
+            kind: _count(py[kind], base, bt.scrubbed_env(bt.FAKE_GPU, tmp=work / f"env-{kind}-{deps}"),
+                         work / "target", work / f"{kind}-{deps}.pickle")
+            for kind in ("with", "without")
+        }
+    finally:
+        server.shutdown()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pip", default=None, help="pip version for both venvs (default: newest)")
+    parser.add_argument("--python", default=sys.executable, help="a Python 3.12+ for the venvs")
+    parser.add_argument("--deps", default="5,15", help="two tree sizes (variant dependencies of torch)")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--venvs", default=None, help="reuse/keep the two venvs in this directory")
+    args = parser.parse_args()
+    small, large = (int(n) for n in args.deps.split(","))
+    if large <= small:
+        parser.error("--deps: two sizes, the smaller first (e.g. 5,15)")
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                             capture_output=True, text=True)
+    if version.stdout.strip() != "True":
+        parser.error(f"--python {args.python}: sys.monitoring needs Python 3.12 or newer")
+    work = Path(tempfile.mkdtemp(prefix="pv-bytecodes-"))
+    venv_dir = Path(args.venvs) if args.venvs else work
+    try:
+        wheel = bt.build_project_wheel(work / "dist", python=args.python)
+        py = {
+            "with": str(bt.create_venv(venv_dir / "with", pip_version=args.pip, wheel=wheel,
+                                       python=args.python).python),
+            "without": str(bt.create_venv(venv_dir / "without", pip_version=args.pip,
+                                          python=args.python).python),
+        }
+        runs = {n: _measure(n, py, work) for n in (small, large)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    releases = large - small
+
+    def extra(key: Key, n: int) -> int:
+        return runs[n]["with"][key] - runs[n]["without"][key]
+
+    keys = set()
+    for n in runs:
+        for kind in runs[n]:
+            keys.update(runs[n][kind])
+    per_release = {k: (extra(k, large) - extra(k, small)) / releases for k in keys}
+    # torch plus `small` dependencies: small + 1 releases
+    fixed = {k: extra(k, small) - (small + 1) * per_release[k] for k in keys}
+    totals = {n: {kind: sum(c.values()) for kind, c in runs[n].items()} for n in runs}
+    print("bytecodes executed, warm tree, pip-variants vs stock pip on the same variant index")
+    for n in (small, large):
+        t = totals[n]
+        print(f"  torch + {n:2} deps: {t['with'] / 1e6:6.2f} M vs {t['without'] / 1e6:6.2f} M "
+              f"(x{t['with'] / t['without']:.3f})")
+    print(f"  per variant release: +{sum(per_release.values()) / 1e3:.1f} K;  once per process: "
+          f"+{sum(fixed.values()) / 1e3:.1f} K")
+    for title, table in (("per variant release", per_release), ("once per process", fixed)):
+        print(f"\n{title}: extra bytecodes by function")
+        rows: List[Tuple[float, Key]] = sorted(((v, k) for k, v in table.items()), reverse=True)
+        for value, (path, line, name) in rows[: args.top]:
+            print(f"{value:10.0f}  {name}  ({path}:{line})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
