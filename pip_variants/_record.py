@@ -14,7 +14,7 @@ generates nothing checks every annotation for ``ClassVar`` and ``InitVar``
 private marker this relies on, or keeps annotations lazily (Python 3.14+
 without ``from __future__ import annotations``), ``dataclass()`` collects them.
 Supported: plain fields with defaults or ``default_factory``, no ``__post_init__``,
-no ``InitVar``/``ClassVar``, no subclassing of a record.
+no ``InitVar``/``ClassVar``, no ``__slots__``, no subclassing of a record.
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def _build(cls: T, order: bool) -> T:
         fields = dataclasses.fields(cls)
     else:
         fields = _collect(cls)
-    if "__post_init__" in cls.__dict__ or any(not f.init for f in fields):
+    special = "__post_init__" in cls.__dict__ or "__slots__" in cls.__dict__
+    if special or any(not f.init for f in fields):
         raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
     names: Tuple[str, ...] = tuple(f.name for f in fields)
     name_set = frozenset(names)

@@ -116,6 +116,12 @@ def test_what_a_record_refuses() -> None:
         class WithListDefault:
             items: list = []  # noqa: RUF012
 
+    with pytest.raises(TypeError, match="plain fields only"):
+        @record
+        class WithSlots:  # fields live in the instance dict
+            __slots__ = ("name",)
+            name: str
+
 
 def test_annotation_objects_are_checked_too() -> None:
     import typing
