@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from itertools import chain
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
 from .filename import NULL_LABEL
@@ -123,6 +123,22 @@ def _namespace_order(metadata: VariantMetadata, prefs: Preferences) -> List[str]
     return namespaces
 
 
+def _feature_orders(metadata: VariantMetadata, prefs: Preferences, ns: str,
+                    ns_supported: Mapping[str, Sequence[str]]) -> Tuple[Iterable[str], ...]:
+    """The orders a namespace's features are ranked by, highest authority first."""
+    return prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()), ns_supported
+
+
+def _value_orders(metadata: VariantMetadata, prefs: Preferences, ns: str, feature: str,
+                  supported_values: Sequence[str]) -> Tuple[Iterable[str], ...]:
+    """The orders a feature's values are ranked by, highest authority first."""
+    return (
+        prefs.properties.get(ns, {}).get(feature, ()),
+        metadata.property_priorities.get(ns, {}).get(feature, ()),
+        supported_values,
+    )
+
+
 def orders_for(
     metadata: VariantMetadata, supported: Supported, prefs: Preferences = Preferences()
 ) -> Tuple[List[str], Dict[str, List[str]], Dict[str, Dict[str, List[str]]]]:
@@ -133,15 +149,9 @@ def orders_for(
     values: Dict[str, Dict[str, List[str]]] = {}
     for ns in namespaces:
         ns_supported = supported.get(ns, {})
-        features[ns] = _merged(
-            prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()), ns_supported
-        )
+        features[ns] = _merged(*_feature_orders(metadata, prefs, ns, ns_supported))
         values[ns] = {
-            f: _merged(
-                prefs.properties.get(ns, {}).get(f, ()),
-                metadata.property_priorities.get(ns, {}).get(f, ()),
-                ns_supported.get(f, ()),
-            )
+            f: _merged(*_value_orders(metadata, prefs, ns, f, ns_supported.get(f, ())))
             for f in features[ns]
         }
     return namespaces, features, values
@@ -188,16 +198,13 @@ def rank_variants(
             positions = feature_index.get(ns)
             if positions is None:
                 positions = feature_index[ns] = _positions(
-                    prefs.features.get(ns, ()), metadata.feature_priorities.get(ns, ()),
-                    ns_supported,
+                    *_feature_orders(metadata, prefs, ns, ns_supported)
                 )
             for feature, declared in feats.items():
                 order = value_index.get((ns, feature))
                 if order is None:
                     order = value_index[(ns, feature)] = _positions(
-                        prefs.properties.get(ns, {}).get(feature, ()),
-                        metadata.property_priorities.get(ns, {}).get(feature, ()),
-                        ns_supported[feature],
+                        *_value_orders(metadata, prefs, ns, feature, ns_supported[feature])
                     )
                 have = ns_supported[feature]
                 best = min(order[v] for v in declared if v in have)
