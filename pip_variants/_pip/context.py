@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 
 from . import _compat, messages
 from .state import STATE, ChosenVariant
+from .wheel import split_label
 
 if TYPE_CHECKING:  # the selection core is imported when a variant shows up
     from ..engine import Selection, VariantEngine, VariantLabelNotFound
@@ -55,11 +56,7 @@ def label_of(link: Any) -> Optional[str]:
     filename = link.filename
     # Four dashes is a plain wheel name: decided without importing the spec model.
     if filename.endswith(".whl") and filename.count("-") != 4:
-        fn = filename_module()
-        try:
-            label = fn.split_variant_label(filename)[1]
-        except fn.InvalidVariantFilename:
-            label = None
+        label = split_label(filename)[1]  # a malformed label: no label (pip rejects the name)
     _label_cache[url] = label
     return label
 

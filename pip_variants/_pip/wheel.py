@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from . import _compat, _patching
 from .state import labels_enabled
 
-__all__ = ["patch"]
+__all__ = ["patch", "split_label"]
 
 
 #: filename -> (plain name, label), or (None, None) for a malformed label:
@@ -22,14 +22,20 @@ __all__ = ["patch"]
 _splits: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
 
 
-def _split(filename: str) -> Tuple[Optional[str], Optional[str]]:
-    # Absolute: a relative import statement runs importlib's Python code on every call.
-    from pip_variants.filename import InvalidVariantFilename, split_variant_label
+def split_label(filename: str) -> Tuple[Optional[str], Optional[str]]:
+    """:func:`pip_variants.filename.split_variant_label`, once per filename;
+    ``(None, None)`` for a malformed label (pip rejects such a name)."""
+    split = _splits.get(filename)
+    if split is None:
+        # Absolute: a relative import statement runs importlib's Python code on every call.
+        from pip_variants.filename import InvalidVariantFilename, split_variant_label
 
-    try:
-        return split_variant_label(filename)
-    except InvalidVariantFilename:
-        return None, None
+        try:
+            split = split_variant_label(filename)
+        except InvalidVariantFilename:
+            split = (None, None)
+        _splits[filename] = split
+    return split
 
 
 def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[..., Any]:
@@ -40,10 +46,7 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
             original(self, filename)
             self.variant_label = None
             return None
-        split = _splits.get(filename)
-        if split is None:
-            split = _splits[filename] = _split(filename)
-        plain, label = split
+        plain, label = split_label(filename)
         if plain is None:
             # Malformed label: let pip reject the full name as it always did.
             return original(self, filename)
