@@ -28,7 +28,6 @@ __all__ = ["record"]
 T = TypeVar("T", bound=type)
 
 _MISSING = dataclasses.MISSING
-_set = object.__setattr__
 # What dataclasses.fields() keeps: a private marker, hence the guard (and the fallback).
 _FIELD = getattr(dataclasses, "_FIELD", None)
 _NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
