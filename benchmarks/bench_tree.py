@@ -211,6 +211,23 @@ def _build_tree(out: Path, files: _Files, deps: int, versions: int = 1) -> None:
             files.add("p", "torch", path)
 
 
+def make_venvs(venv_dir: Path, work: Path, pip: Optional[str], python: str, reuse: bool) -> Dict[str, str]:
+    """The pythons of ``venv_dir/with`` (pip-variants built from this checkout, always
+    installed afresh) and ``venv_dir/without`` (stock pip, kept when ``reuse``)."""
+    wheel = build_project_wheel(work / "dist", python=python)
+    py: Dict[str, str] = {}
+    for key, w in (("with", wheel), ("without", None)):
+        path = venv_dir / key
+        marker = path / ".bench-ok"
+        if reuse and marker.is_file() and w is None:
+            py[key] = str(path / "bin" / "python")
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        py[key] = str(create_venv(path, pip_version=pip, wheel=w, python=python).python)
+        marker.write_text("ok")
+    return py
+
+
 def _run(cmd: List[str], env: Dict[str, str], server: _Server) -> Tuple[float, float, Counter]:
     """Wall seconds, CPU seconds (user + system: steadier than wall time on a
     busy machine) and the requests of one pip run."""
@@ -254,17 +271,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="pv-tree-"))
     venv_dir = Path(args.venvs) if args.venvs else work
     try:
-        with_pv, without = venv_dir / "with", venv_dir / "without"
-        wheel = build_project_wheel(work / "dist", python=args.python)
-        py: Dict[str, str] = {}
-        for key, path, w in (("with", with_pv, wheel), ("without", without, None)):
-            marker = path / ".bench-ok"
-            if args.venvs and marker.is_file() and w is None:
-                py[key] = str(path / "bin" / "python")
-                continue
-            shutil.rmtree(path, ignore_errors=True)
-            py[key] = str(create_venv(path, pip_version=args.pip, wheel=w, python=args.python).python)
-            marker.write_text("ok")
+        py = make_venvs(venv_dir, work, args.pip, args.python, reuse=bool(args.venvs))
 
         files = _Files()
         _build_tree(work / "wheels", files, args.deps, args.versions)

@@ -106,13 +106,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="pv-bytecodes-"))
     venv_dir = Path(args.venvs) if args.venvs else work
     try:
-        wheel = bt.build_project_wheel(work / "dist", python=args.python)
-        py = {
-            "with": str(bt.create_venv(venv_dir / "with", pip_version=args.pip, wheel=wheel,
-                                       python=args.python).python),
-            "without": str(bt.create_venv(venv_dir / "without", pip_version=args.pip,
-                                          python=args.python).python),
-        }
+        py = bt.make_venvs(venv_dir, work, args.pip, args.python, reuse=bool(args.venvs))
         runs = {n: _measure(n, py, work) for n in (small, large)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
