@@ -66,6 +66,10 @@ def _present():
 
 
 def test_install_then_uninstall_restores_every_attribute():
+    # Import pip's modules first: in a venv where the start-up shim is active it
+    # patches them as they load, and uninstall() must find those patches too
+    # (when this test runs alone it is the first to import them).
+    _present()
     integration.uninstall()
     targets = _present()
     before = {(cls, attr): cls.__dict__[attr] for cls, attr in targets}
