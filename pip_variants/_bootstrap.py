@@ -117,7 +117,7 @@ class _Gate:
         return cls.allowed
 
 
-_broken = []
+_broken = []  # type: list[bool]
 
 
 def _patch(module):

@@ -75,7 +75,7 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
             spec.kw_only = False  # type: ignore[attr-defined]
         fields[name] = spec
     cls.__dataclass_fields__ = fields
-    cls.__match_args__ = tuple(fields)
+    setattr(cls, "__match_args__", tuple(fields))  # mypy refuses the plain assignment
     return tuple(fields.values())
 
 
@@ -113,6 +113,7 @@ def _build(cls: T, order: bool) -> T:
         f.name: f.default_factory for f in fields if f.default_factory is not _MISSING  # type: ignore[misc]
     }
     qualname = cls.__qualname__
+    record_cls: Any = cls  # for super() below: mypy accepts no TypeVar there
     if not had_doc:
         cls.__doc__ = f"{cls.__name__}({', '.join(names)})"
 
@@ -162,12 +163,12 @@ def _build(cls: T, order: bool) -> T:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is cls or name in name_set:
             raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+        super(record_cls, self).__setattr__(name, value)
 
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is cls or name in name_set:
             raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
+        super(record_cls, self).__delattr__(name)
 
     methods: Dict[str, Any] = {
         "__init__": __init__, "__repr__": __repr__, "__eq__": __eq__, "__hash__": __hash__,

@@ -234,7 +234,7 @@ class ProviderAnswer:
     abi: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
-        out = {
+        out: Dict[str, Any] = {
             "namespace": self.namespace,
             "source": self.source,
             "supported": {f: list(v) for f, v in self.supported.items()},

@@ -590,8 +590,8 @@ def merge_metadata(parts: Sequence[VariantMetadata], source: str) -> VariantMeta
             providers[ns] = info
         for ns, feats in md.feature_priorities.items():
             feature_prio.setdefault(ns, feats)
-        for ns, feats in md.property_priorities.items():
-            for f, vals in feats.items():
+        for ns, values_by_feature in md.property_priorities.items():
+            for f, vals in values_by_feature.items():
                 property_prio.setdefault(ns, {}).setdefault(f, vals)
         invalid.update(md.invalid_labels)
     schema = max(md.schema for md in parts)

@@ -191,7 +191,7 @@ class _PluginProvider:
             raise ProviderError(
                 self._api, f"reports namespace {reported!r} but the metadata uses it for {self.namespace!r}"
             )
-        return list(getattr(result, "configs", result))
+        return list(result.configs)
 
 
 class SupportResolver:
@@ -244,8 +244,8 @@ class SupportResolver:
             return off
         declared: Dict[str, List[str]] = {}
         for props in metadata.variants.values():
-            for feature, values in props.get(ns, {}).items():
-                declared.setdefault(feature, []).extend(values)
+            for feature, declared_values in props.get(ns, {}).items():
+                declared.setdefault(feature, []).extend(declared_values)
         from .abi import supported_values
 
         ctx = self.abi_context

@@ -94,7 +94,7 @@ def tested_range_text() -> str:
 from pip._internal.exceptions import InstallationError, MetadataInconsistent, UnsupportedWheel
 
 try:  # 24.1+: invalid metadata makes pip skip a version
-    from pip._internal.exceptions import MetadataInvalid
+    from pip._internal.exceptions import MetadataInvalid  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - 23.2-24.0
 
     class MetadataInvalid(Exception):  # type: ignore[no-redef]
@@ -169,7 +169,7 @@ def get_runnable_pip() -> str:
     try:
         from pip._internal.utils.misc import get_runnable_pip as _get  # type: ignore[attr-defined]
     except ImportError:
-        from pip._internal.build_env import get_runnable_pip as _get  # type: ignore[no-redef]
+        from pip._internal.build_env import get_runnable_pip as _get  # type: ignore[no-redef,attr-defined]
     return str(_get())
 
 
@@ -200,7 +200,8 @@ class VendoredMarkers:
 
     __slots__ = ("tokenizer_cls", "default_rules", "marker_cls", "variable_cls")
 
-    def __init__(self, tokenizer_cls: type, default_rules: Any, marker_cls: type, variable_cls: type) -> None:
+    # Any: classes of pip's vendored packaging, whose types differ by pip release
+    def __init__(self, tokenizer_cls: Any, default_rules: Any, marker_cls: Any, variable_cls: Any) -> None:
         self.tokenizer_cls = tokenizer_cls
         self.default_rules = default_rules
         self.marker_cls = marker_cls
@@ -220,7 +221,7 @@ def vendored_markers() -> Optional[VendoredMarkers]:
     if debundled():
         return None
     try:
-        from pip._vendor.packaging import _parser, _tokenizer, markers
+        from pip._vendor.packaging import _parser, _tokenizer, markers  # type: ignore[attr-defined]
     except ImportError:
         return None
     rules = getattr(_tokenizer, "DEFAULT_RULES", None)

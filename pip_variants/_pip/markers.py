@@ -206,7 +206,7 @@ def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
     return make
 
 
-def _mentions(tree: Any, variable: type) -> bool:
+def _mentions(tree: Any, variable: Any) -> bool:
     for item in tree:
         if isinstance(item, list):
             if _mentions(item, variable):

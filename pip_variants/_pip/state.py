@@ -99,4 +99,4 @@ def labels_enabled() -> bool:
 
 def reset() -> None:
     """Back to a fresh process (tests, ``uninstall()``)."""
-    STATE.__init__()  # in place: other modules hold STATE
+    ProcessState.__init__(STATE)  # in place: other modules hold STATE

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import Any, Iterable, Optional
@@ -98,6 +99,6 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
          "'pip-variants activate' turns it back on."),
     ):
         p = add_subcommand(sub, name, help=help_text, description=desc, examples=examples,
-                           handler=lambda args, a=action: _do(args, a))
+                           handler=functools.partial(_do, action=action))
         p.add_argument("--prefix", metavar="DIR", help="the environment to change (default: this one)")
         p.add_argument("--json", action="store_true", help="print JSON for machines")

@@ -49,6 +49,9 @@ class NamespaceReport:
     error: Optional[str] = None
     note: Optional[str] = None
 
+    def add_note(self, text: str) -> None:
+        self.note = f"{self.note}; {text}" if self.note else text
+
 
 @dataclass
 class PlatformReport:
@@ -86,11 +89,13 @@ def gather_platform(*, use_cache: bool = True, plugins: bool = True) -> Platform
         else:
             report.namespaces.append(NamespaceReport(ns, "built-in", configs_to_supported(result)))
     if plugins:
-        _gather_plugins(report, ProviderError, configs_to_supported)
+        _gather_plugins(report)
     return report
 
 
-def _gather_plugins(report: PlatformReport, ProviderError: type, configs_to_supported) -> None:  # noqa: N803
+def _gather_plugins(report: PlatformReport) -> None:
+    from ..providers.base import ProviderError, configs_to_supported
+
     try:
         from ..providers.plugins import discover_installed_plugins, run_plugins
     except ImportError as exc:  # the plugin runner is optional at this layer
@@ -107,7 +112,7 @@ def _gather_plugins(report: PlatformReport, ProviderError: type, configs_to_supp
         source = f"plugin {plugin.distribution} {plugin.version} ({plugin.plugin_api})"
         if plugin.namespace is not None and plugin.namespace in taken:
             owner = taken[plugin.namespace]
-            owner.note = ((owner.note + "; ") if owner.note else "") + (
+            owner.add_note(
                 f"installed {plugin.distribution} {plugin.version} is not run: "
                 f"the {owner.source} provider serves {plugin.namespace!r}"
             )
@@ -129,9 +134,7 @@ def _gather_plugins(report: PlatformReport, ProviderError: type, configs_to_supp
             )
             continue
         if ns in taken:
-            taken[ns].note = ((taken[ns].note + "; ") if taken[ns].note else "") + (
-                f"{source} also claims {ns!r}; the first one found is used"
-            )
+            taken[ns].add_note(f"{source} also claims {ns!r}; the first one found is used")
             continue
         entry = NamespaceReport(ns, source, configs_to_supported(result.configs))
         report.namespaces.append(entry)
@@ -166,8 +169,8 @@ def format_table(report: PlatformReport, *, full: bool = False) -> str:
         w_ns = max(len("NAMESPACE"), *(len(r[0]) for r in rows))
         w_f = max(len("FEATURE"), *(len(r[1]) for r in rows))
         lines.append(f"{'NAMESPACE':<{w_ns}}  {'FEATURE':<{w_f}}  VALUES (most preferred first)")
-        for ns, feature, values in rows:
-            lines.append(f"{ns:<{w_ns}}  {feature:<{w_f}}  {values}")
+        for ns, feature, shown in rows:
+            lines.append(f"{ns:<{w_ns}}  {feature:<{w_f}}  {shown}")
     else:
         lines.append("No provider reports any supported property on this machine.")
     if quiet:

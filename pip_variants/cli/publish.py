@@ -78,11 +78,11 @@ def _index(args: argparse.Namespace) -> int:
             "skipped": report.skipped,
         })
     else:
-        for rel in releases:
-            labels = ", ".join(rel["labels"]) or "no variant wheels"
-            lines = f"{rel['project']} {rel['version']}: {len(rel['wheels'])} wheel(s); labels: {labels}"
-            if rel["variants_json"]:
-                lines += f"; {rel['variants_json']}"
+        for row in releases:
+            labels = ", ".join(row["labels"]) or "no variant wheels"
+            lines = f"{row['project']} {row['version']}: {len(row['wheels'])} wheel(s); labels: {labels}"
+            if row["variants_json"]:
+                lines += f"; {row['variants_json']}"
             sys.stdout.write(lines + "\n")
         if args.check:
             if report.ok:

@@ -430,7 +430,8 @@ if __name__ == "__main__":
     code = main()
     for stream in (sys.stderr, sys.__stderr__):
         try:
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         except Exception:
             pass
     # Skip interpreter shutdown: threads or atexit hooks left behind by a

@@ -261,7 +261,7 @@ def query_level_zero(
         # Never a second zeInit beside a stuck one.
         raise LevelZeroTimeout("Level Zero is still not answering (an earlier query hangs)")
     lib = library or level_zero_library()
-    result: Dict[str, object] = {}
+    result: Dict[str, Any] = {}
 
     def work() -> None:
         try:
@@ -278,7 +278,7 @@ def query_level_zero(
     if "error" in result:
         logger.debug("intel: Level Zero unavailable (%s): %s", lib, result["error"])
         return []
-    return list(result.get("devices", []))  # type: ignore[arg-type]
+    return list(result.get("devices", []))
 
 
 def intel_display_devices(pci_root: str = _PCI_DEVICES) -> Optional[List[str]]:

@@ -78,7 +78,7 @@ def parse_plugin_api(ref: str) -> Tuple[str, Optional[str]]:
     return module, attr
 
 
-def default_plugin_api(requires: Sequence[str], environment: Optional[Dict[str, str]] = None) -> str:
+def default_plugin_api(requires: Sequence[str], environment: Optional[Mapping[str, str]] = None) -> str:
     """The endpoint implied by ``requires`` when ``plugin-api`` is absent (PV-3).
 
     Takes the first requirement whose marker holds in ``environment`` (merged
