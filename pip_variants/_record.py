@@ -75,7 +75,7 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
             spec.kw_only = False  # type: ignore[attr-defined]
         fields[name] = spec
     cls.__dataclass_fields__ = fields
-    setattr(cls, "__match_args__", tuple(fields))  # mypy refuses the plain assignment
+    cls.__match_args__ = tuple(fields)  # type: ignore[misc]  # mypy: a special name
     return tuple(fields.values())
 
 
