@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import zipapp
 from pathlib import Path
 
 import pytest
@@ -46,13 +47,29 @@ def test_pth_file_is_installed_at_site_packages_root(variant_venv):
     assert variant_venv.pth_file.is_file()
 
 
-@pytest.mark.parametrize("mode", ["python -m pip", "python -I -m pip", "pip script"])
-def test_every_way_of_running_pip_is_variant_aware(variant_venv, release, index, mode):
-    launcher = {
-        "python -m pip": [variant_venv.python, "-m", "pip"],
-        "python -I -m pip": [variant_venv.python, "-I", "-m", "pip"],
-        "pip script": [variant_venv.script("pip")],
-    }[mode]
+def _pip_zipapp(venv: Venv, tmp_path: Path) -> Path:
+    """The venv's own pip as a zipapp (what ``pip.pyz`` users run), outside site-packages."""
+    src = tmp_path / "pyz-src"
+    shutil.copytree(venv.site_packages / "pip", src / "pip",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (src / "__main__.py").write_text(
+        "import runpy\nrunpy.run_module('pip', run_name='__main__', alter_sys=True)\n"
+    )
+    target = tmp_path / "pip.pyz"
+    zipapp.create_archive(src, target)
+    return target
+
+
+@pytest.mark.parametrize("mode", ["python -m pip", "python -I -m pip", "pip script", "pip zipapp"])
+def test_every_way_of_running_pip_is_variant_aware(variant_venv, release, index, mode, tmp_path):
+    if mode == "pip zipapp":
+        launcher = [variant_venv.python, _pip_zipapp(variant_venv, tmp_path)]
+    else:
+        launcher = {
+            "python -m pip": [variant_venv.python, "-m", "pip"],
+            "python -I -m pip": [variant_venv.python, "-I", "-m", "pip"],
+            "pip script": [variant_venv.script("pip")],
+        }[mode]
     chosen, _, stderr = pick(variant_venv, index, "pkg", launcher=launcher)
     assert chosen == BEST, stderr
 
