@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 
 import pytest
 
-from support.venvs import index_args, pick, run_pip
+from support.venvs import clone_venv, index_args, install_from_registry, pick, run_pip, run_python
 from support.wheels import (
     NVIDIA_PROVIDER,
     build_wheel,
@@ -155,6 +156,44 @@ def test_hash_checking_mode_with_only_an_unsupported_build(variant_venv, release
     # Forcing the pinned build is the way to install it anyway.
     chosen, _, stderr = pick(variant_venv, index, req, "--variant", "pkg=acc", "--require-hashes", "-r")
     assert chosen == vfile("acc"), stderr
+
+
+def _pip_compile(venv, index, tmp_path):
+    """``pip-compile --generate-hashes`` of ``pkg`` in ``venv``: the lock file, or
+    ``None`` with pip-compile's output when it fails."""
+    req_in = tmp_path / f"{venv.path.name}.in"
+    req_in.write_text("pkg\n")
+    lock = tmp_path / f"{venv.path.name}.txt"
+    proc = run_python(
+        venv, "-m", "piptools", "compile", "--quiet", "--no-header", "--generate-hashes",
+        "--no-emit-index-url", "--index-url", index.url, "--output-file", lock, req_in,
+        timeout=300,
+    )
+    return (lock.read_text() if proc.returncode == 0 else None), proc.stdout + proc.stderr
+
+
+def test_pip_compile_locks_every_build_and_pip_installs_the_best(
+    fresh_venv, stock_venv, release, index, tmp_path
+):
+    """pip-tools drives pip's internals itself. With pip-variants in the same
+    environment it still resolves, and --generate-hashes pins every build of the
+    release (variant and plain wheels alike), so one lock file installs the best
+    build on each machine."""
+    stock = clone_venv(stock_venv, tmp_path / "stock-tools")
+    for venv in (fresh_venv, stock):
+        install_from_registry(venv, "pip-tools")
+    stock_lock, output = _pip_compile(stock, index, tmp_path)
+    if stock_lock is None:
+        pytest.skip(f"pip-tools does not work with stock pip {stock.pip_version} either:\n{output[-2000:]}")
+    lock, output = _pip_compile(fresh_venv, index, tmp_path)
+    assert lock is not None, output
+    assert_clean(output)
+    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in release if p.name.endswith(".whl")}
+    assert set(re.findall(r"--hash=sha256:([0-9a-f]{64})", lock)) == digests, lock
+    req = tmp_path / "requirements.txt"
+    req.write_text(lock)
+    chosen, _, stderr = pick(fresh_venv, index, req, "--require-hashes", "-r")
+    assert chosen == vfile("ob"), stderr
 
 
 GPU_DATA = variants_json(

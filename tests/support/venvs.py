@@ -506,6 +506,16 @@ def create_venv(
     return venv
 
 
+def install_from_registry(venv: Venv, *requirements: str, timeout: float = 600) -> None:
+    """Install tools a test drives (pip-tools, ...) into ``venv`` from the
+    registry, keeping its pip at the version under test."""
+    _registry_call(
+        [venv.python, "-m", "pip", "install", f"pip=={venv.pip_version}", *requirements],
+        what=f"installing {' '.join(requirements)}",
+        timeout=timeout,
+    )
+
+
 def clone_venv(src: Venv, dest: PathLike) -> Venv:
     """Copy ``src`` (fast: no registry access); console-script shebangs are
     rewritten to the copy's interpreter. For tests that change site-packages."""
