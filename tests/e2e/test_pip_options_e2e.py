@@ -15,7 +15,15 @@ import re
 
 import pytest
 
-from support.venvs import clone_venv, index_args, install_from_registry, pick, run_pip, run_python
+from support.venvs import (
+    RegistryUnavailable,
+    clone_venv,
+    index_args,
+    install_from_registry,
+    pick,
+    run_pip,
+    run_python,
+)
 from support.wheels import (
     NVIDIA_PROVIDER,
     build_wheel,
@@ -180,8 +188,13 @@ def test_pip_compile_locks_every_build_and_pip_installs_the_best(
     release (variant and plain wheels alike), so one lock file installs the best
     build on each machine."""
     stock = clone_venv(stock_venv, tmp_path / "stock-tools")
-    for venv in (fresh_venv, stock):
-        install_from_registry(venv, "pip-tools")
+    try:
+        for venv in (fresh_venv, stock):
+            install_from_registry(venv, "pip-tools")
+    except RegistryUnavailable as exc:
+        if os.environ.get("CI"):  # as for the test venvs: CI must reach the registry
+            raise
+        pytest.skip(f"package registry unreachable, cannot install pip-tools: {str(exc)[:800]}")
     stock_lock, output = _pip_compile(stock, index, tmp_path)
     if stock_lock is None:
         pytest.skip(f"pip-tools does not work with stock pip {stock.pip_version} either:\n{output[-2000:]}")
