@@ -256,6 +256,34 @@ def test_variant_profile_selects_the_gpu_build_without_a_gpu(
     assert chosen == vfile("cu128"), stderr
 
 
+CROSS_TARGET = ("--platform", "manylinux_2_28_aarch64", "--python-version", "3.12", "--only-binary=:all:")
+
+
+def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, publish, index, tmp_path):
+    """``pip download --platform ...`` (a Docker or CI builder filling a wheelhouse for
+    other machines): this machine's providers would answer for the wrong machine,
+    so variants are off, with one warning that says what to do."""
+    publish("pkg", "1.0", GPU_DATA)
+    out = tmp_path / "wheelhouse"
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", out, *index_args(index), *CROSS_TARGET, "pkg",
+                   env={"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+                        "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"})
+    assert_clean(proc.stderr)
+    assert sorted(p.name for p in out.iterdir()) == [PLAIN]
+    assert proc.stderr.count("--variant-profile") == 1, proc.stderr
+
+
+def test_download_for_another_machine_with_its_profile(variant_venv, publish, index, tmp_path):
+    publish("pkg", "1.0", GPU_DATA)
+    profile = tmp_path / "gpu-node.json"
+    profile.write_text(json.dumps(PROFILES["flat"]))
+    out = tmp_path / "wheelhouse"
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", out, *index_args(index), *CROSS_TARGET,
+                   "--variant-profile", profile, "pkg")
+    assert_clean(proc.stderr)
+    assert sorted(p.name for p in out.iterdir()) == sorted([vfile("cu128"), "pkg-1.0-variants.json"])
+
+
 def test_download_keeps_the_index_file_for_offline_installs(variant_venv, release, index, tmp_path):
     downloads = tmp_path / "downloads"
     run_pip(variant_venv, "download", "--no-deps", "--index-url", index.url, "-d", downloads, "pkg")
