@@ -2,8 +2,9 @@
 
 ``--no-variants``, ``--variant NAME=LABEL``, ``--variant-profile FILE`` on
 ``install`` / ``download`` / ``wheel``, the same through ``PIP_*`` variables and
-pip.conf keys; ``pip download`` keeping the index file for offline installs;
-local variant wheel files.
+pip.conf keys; ``pip download`` keeping the index file for offline installs,
+and downloading for another machine (``--platform``); hash-checking mode and
+lock files written by pip-compile; local variant wheel files.
 """
 
 from __future__ import annotations
