@@ -1,6 +1,6 @@
 """Where pip-variants' work in a warm tree install goes, function by function.
 
-    python benchmarks/bytecodes_tree.py [--pip 26.3] [--deps 5,15] [--top 40] [--venvs DIR]
+    python benchmarks/bytecodes_tree.py [--pip 26.3] [--deps 5,15] [--top 40] [--venvs DIR] [--by-hook]
 
 Runs the warm torch-like tree of ``bench_tree.py`` at two sizes (``--deps``),
 once with pip-variants and once with stock pip on the same variant index (its
@@ -13,6 +13,12 @@ Bytecodes are not time, and a bytecode that calls into C (``str(Version)``,
 a zip read) counts as one; but the counts are exact and repeat run after run,
 so they show which code runs more, and how much more, where a profiler's
 samples are too few. A script, not a test.
+
+``--by-hook`` answers another question: how much of pip-variants' own work
+each hook costs. Every bytecode goes to the pip-variants function that pip
+called (the hook's wrapper), with everything that function calls, except
+pip's own code (a wrapper calling the original pip method): that stays in
+one "pip" row, with the standard library pip calls. About ten times slower.
 """
 
 from __future__ import annotations
@@ -56,21 +62,58 @@ sys.argv = ["pip"] + sys.argv[1:]
 runpy.run_module("pip", run_name="__main__", alter_sys=True)
 """
 
+#: The same, but each instruction goes to the outermost pip-variants frame of
+#: the innermost run of them on the stack (the hook pip called), or to None
+#: when pip's own code comes first (standard-library frames are skipped).
+_DRIVER_BY_HOOK = r"""
+import atexit, collections, os, pickle, runpy, sys
+counts = collections.Counter()
+frame = sys._getframe
+def count(code, offset):
+    f = frame(1)
+    while f is not None and "/pip_variants/" not in f.f_code.co_filename:
+        if "/pip/" in f.f_code.co_filename:
+            counts[None] += 1
+            return
+        f = f.f_back
+    hook = None
+    while f is not None and "/pip_variants/" in f.f_code.co_filename:
+        hook, f = f.f_code, f.f_back
+    counts[hook] += 1
+M = sys.monitoring
+M.use_tool_id(M.PROFILER_ID, "bytecodes_tree")
+M.register_callback(M.PROFILER_ID, M.events.INSTRUCTION, count)
+M.set_events(M.PROFILER_ID, M.events.INSTRUCTION)
+def dump():
+    M.set_events(M.PROFILER_ID, 0)
+    out = collections.Counter()
+    for code, n in counts.items():
+        if code is None:
+            out[("pip, and the standard library it calls", 0, "(pip)")] += n
+        else:
+            out[(code.co_filename.split("site-packages/")[-1], code.co_firstlineno, code.co_qualname)] += n
+    with open(os.environ["BYTECODES_OUT"], "wb") as fh:
+        pickle.dump(out, fh)
+atexit.register(dump)
+sys.argv = ["pip"] + sys.argv[1:]
+runpy.run_module("pip", run_name="__main__", alter_sys=True)
+"""
+
 Key = Tuple[str, int, str]
 
 
-def _count(python: str, base: str, env: Dict[str, str], target: Path, out: Path) -> Counter:
+def _count(python: str, base: str, env: Dict[str, str], target: Path, out: Path, driver: str) -> Counter:
     args = ["install", "-q", "--target", str(target), "--index-url", f"{base}/v/simple",
             "--trusted-host", "127.0.0.1", "torch"]
     shutil.rmtree(target, ignore_errors=True)
     subprocess.run([python, "-m", "pip", *args], env=env, check=True, capture_output=True)  # warms the caches
     shutil.rmtree(target, ignore_errors=True)
-    subprocess.run([python, "-c", _DRIVER, *args], env={**env, "BYTECODES_OUT": str(out)}, check=True)
+    subprocess.run([python, "-c", driver, *args], env={**env, "BYTECODES_OUT": str(out)}, check=True)
     with open(out, "rb") as fh:
         return pickle.load(fh)
 
 
-def _measure(deps: int, py: Dict[str, str], work: Path) -> Dict[str, Counter]:
+def _measure(deps: int, py: Dict[str, str], work: Path, driver: str) -> Dict[str, Counter]:
     files = bt._Files()
     bt._build_tree(work / f"wheels-{deps}", files, deps, 1)
     server = bt._Server(("127.0.0.1", 0), bt._Handler)
@@ -81,7 +124,7 @@ def _measure(deps: int, py: Dict[str, str], work: Path) -> Dict[str, Counter]:
     try:
         return {
             kind: _count(py[kind], base, bt.scrubbed_env(bt.FAKE_GPU, tmp=work / f"env-{kind}-{deps}"),
-                         work / "target", work / f"{kind}-{deps}.pickle")
+                         work / "target", work / f"{kind}-{deps}.pickle", driver)
             for kind in ("with", "without")
         }
     finally:
@@ -95,6 +138,8 @@ def main() -> int:
     parser.add_argument("--deps", default="5,15", help="two tree sizes (variant dependencies of torch)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--venvs", default=None, help="reuse/keep the two venvs in this directory")
+    parser.add_argument("--by-hook", action="store_true",
+                        help="pip-variants' own work per hook, with what it calls (pip's code in one row)")
     args = parser.parse_args()
     small, large = (int(n) for n in args.deps.split(","))
     if large <= small:
@@ -107,7 +152,8 @@ def main() -> int:
     venv_dir = Path(args.venvs) if args.venvs else work
     try:
         py = bt.make_venvs(venv_dir, work, args.pip, args.python, reuse=bool(args.venvs))
-        runs = {n: _measure(n, py, work) for n in (small, large)}
+        driver = _DRIVER_BY_HOOK if args.by_hook else _DRIVER
+        runs = {n: _measure(n, py, work, driver) for n in (small, large)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -131,8 +177,9 @@ def main() -> int:
               f"(x{t['with'] / t['without']:.3f})")
     print(f"  per variant release: +{sum(per_release.values()) / 1e3:.1f} K;  once per process: "
           f"+{sum(fixed.values()) / 1e3:.1f} K")
+    by = "by hook (the pip-variants function pip called, with what it calls)" if args.by_hook else "by function"
     for title, table in (("per variant release", per_release), ("once per process", fixed)):
-        print(f"\n{title}: extra bytecodes by function")
+        print(f"\n{title}: extra bytecodes {by}")
         rows: List[Tuple[float, Key]] = sorted(((v, k) for k, v in table.items()), reverse=True)
         for value, (path, line, name) in rows[: args.top]:
             print(f"{value:10.0f}  {name}  ({path}:{line})")
