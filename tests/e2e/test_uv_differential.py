@@ -12,6 +12,10 @@ of a ``uv pip install --dry-run``. Skipped when ``uv`` is not on PATH
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import pytest
 
 from support.uv import require_uv, uv_pick
@@ -166,3 +170,60 @@ def test_same_choice_as_uv(uv_binary, variant_venv, stock_venv, publish, index, 
     theirs = uv_pick(uv_binary, stock_venv.python, index, "pkg", **env)
     ours, _, stderr = pick(variant_venv, index, "pkg", **env)
     assert ours == theirs, f"pip-variants chose {ours}, uv chose {theirs}\n{stderr}"
+
+
+# -- torch 2.9's published variant lists --------------------------------------------------
+#
+# tests/data holds torch 2.9.0's index file as published (schema 0.0.2, which uv 0.13.9
+# does not read). Written as 0.2.0 by pip-variants' own writer, its variants and their
+# property lists are unchanged. Selection does not depend on the pip release: these run
+# with the newest pip only.
+
+_TORCH_FILE = Path(__file__).resolve().parents[1] / "data" / "torch-2.9.0-variants.json"
+_NEWEST_PIP = "26.3"
+_newest_only = pytest.mark.skipif(
+    os.environ.get("PIP_VARIANTS_TEST_PIP", "") not in ("", _NEWEST_PIP),
+    reason="selection does not depend on the pip release: newest pip env only",
+)
+_FORCE_D, _FORCE_SM = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH"
+
+
+def _torch_020(nvidia_entry=None) -> dict:
+    from pip_variants.metadata import dumps, load_metadata
+
+    data = json.loads(dumps(load_metadata(_TORCH_FILE.read_bytes(), _TORCH_FILE.name)))
+    if nvidia_entry is not None:
+        data["providers"]["nvidia"] = nvidia_entry
+    return data
+
+
+@_newest_only
+@pytest.mark.parametrize(
+    "driver, sm",
+    [("12.8", "9.0"), ("13.0", "10.0"), ("12.6", "5.0"), ("12.8", "12.0"), ("13.0", "7.0"),
+     ("12.2", "7.5"), ("11.8", "8.6"), (None, None)],
+)
+def test_same_choice_as_uv_on_torch_2_9(uv_binary, variant_venv, stock_venv, publish, index, driver, sm):
+    """torch's own variant lists, with the nvidia entry in the form uv's built-in
+    serves (``nvidia-variant-provider>=0.0.1,<1`` and its plugin-api)."""
+    publish("torch", "2.9.0", _torch_020(NVIDIA_PROVIDER))
+    env = {_FORCE_D: driver, _FORCE_SM: sm}
+    theirs = uv_pick(uv_binary, stock_venv.python, index, "torch", **env)
+    ours, _, stderr = pick(variant_venv, index, "torch", **env)
+    assert ours == theirs, f"pip-variants chose {ours}, uv chose {theirs}\n{stderr}"
+
+
+@_newest_only
+def test_known_difference_torch_provider_range(uv_binary, variant_venv, stock_venv, publish, index):
+    """torch's entry asks for ``nvidia-variant-provider>=0.0.2,<1.0.0``. uv 0.13.9 uses
+    its built-in only for ranges that admit 0.0.1, the version it reimplements, so it
+    skips the namespace and installs ``null``. pip-variants' built-in serves the
+    package whatever the range (its lists are those of 0.0.2, identical to 0.0.1's):
+    the CUDA build. Documented in reference.md (Built-in providers)."""
+    data = _torch_020()
+    assert data["providers"]["nvidia"]["requires"] == ["nvidia-variant-provider>=0.0.2,<1.0.0"]
+    publish("torch", "2.9.0", data)
+    env = {_FORCE_D: "12.8", _FORCE_SM: "9.0"}
+    assert uv_pick(uv_binary, stock_venv.python, index, "torch", **env) == "torch-2.9.0-py3-none-any-null.whl"
+    ours, _, stderr = pick(variant_venv, index, "torch", **env)
+    assert ours == "torch-2.9.0-py3-none-any-cu126.whl", stderr
