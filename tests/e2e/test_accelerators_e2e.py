@@ -25,6 +25,7 @@ from support.fakehw import (
     build_fake_ze_loader,
     kfd_tree,
     pci_display_device,
+    real_gpu_host,
     rocm_tree,
     ze_devices,
     ze_devices_env,
@@ -47,17 +48,6 @@ TAG = "py3-none-any"
 
 def torch_file(label: str) -> str:
     return f"torch-2.9.0-{TAG}-{label}.whl"
-
-
-def real_gpu_host() -> bool:
-    return any(
-        os.path.exists(p)
-        for p in (
-            "/proc/driver/nvidia/version",
-            "/sys/module/nvidia/version",
-            "/sys/class/kfd/kfd/topology/nodes/1",
-        )
-    )
 
 
 @pytest.fixture

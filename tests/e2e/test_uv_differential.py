@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from support.fakehw import real_gpu_host
 from support.uv import require_uv, uv_pick
 from support.venvs import pick
 from support.wheels import (
@@ -198,6 +199,7 @@ def _torch_020(nvidia_entry=None) -> dict:
 
 
 @_newest_only
+@pytest.mark.skipif(real_gpu_host(), reason="uv does not read AMD GPUs, pip-variants does")
 @pytest.mark.parametrize(
     "driver, sm",
     [("12.8", "9.0"), ("13.0", "10.0"), ("12.6", "5.0"), ("12.8", "12.0"), ("13.0", "7.0"),

@@ -7,6 +7,7 @@
 * :func:`ze_devices`: ``(vendorId, ipVersion)`` pairs, what the Intel
   provider's Level Zero layer returns, from ``A.R.V`` strings.
 * :func:`pci_display_device`: a display-class PCI device in a fake ``/sys``.
+* :func:`real_gpu_host`: this machine has a GPU driver a provider would read.
 * :func:`build_fake_ze_loader`: compile ``tests/data/fake_ze_loader.c`` into a
   ``libze_loader.so.1`` whose devices come from ``$FAKE_ZE_DEVICES``
   (:func:`ze_devices_env`), for the real ctypes path, even inside pip.
@@ -22,7 +23,20 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 FAKE_ZE_LOADER_SOURCE = Path(__file__).resolve().parents[1] / "data" / "fake_ze_loader.c"
 
+
+def real_gpu_host() -> bool:
+    """An NVIDIA or AMD GPU driver is loaded here: providers would report it too."""
+    return any(
+        Path(p).exists()
+        for p in (
+            "/proc/driver/nvidia/version",
+            "/sys/module/nvidia/version",
+            "/sys/class/kfd/kfd/topology/nodes/1",
+        )
+    )
+
 __all__ = [
+    "real_gpu_host",
     "GFX_TARGET_VERSIONS",
     "kfd_tree",
     "rocm_tree",
