@@ -2,8 +2,9 @@
 
 uv 0.13.9 parses only the 0.2.0 structure, vendors the nvidia, tpu, x86_64 and
 aarch64 providers, and never runs plugins (PROVIDERS.md §6). For 0.2.0
-metadata with static providers, NVIDIA through its override variables and
-TPU through its override, both installers must pick the same file.
+metadata with static providers, NVIDIA through its override variables, TPU
+through its override and x86_64 from this machine's CPU, both installers must
+pick the same file; also on torch 2.9's published variant lists.
 
 uv's choice is read from its resolver log (``Selecting: pkg==1.0 [...] (file)``)
 of a ``uv pip install --dry-run``. Skipped when ``uv`` is not on PATH
@@ -25,6 +26,7 @@ from support.wheels import (
     FICTIONAL_PROVIDER,
     NVIDIA_PROVIDER,
     TPU_PROVIDER,
+    X86_64_PROVIDER,
     static_provider,
     variants_json,
 )
@@ -152,6 +154,23 @@ CASES = {
             },
         ),
         {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.4"},
+    ),
+    # The real CPU, read by both installers (no override variable is shared).
+    "x86_64-levels": (
+        _meta(
+            ["x86_64"],
+            {"x86_64": X86_64_PROVIDER},
+            {**{f"x86_64_{lvl}": {"x86_64": {"level": [lvl]}} for lvl in ("v1", "v2", "v3", "v4")}, "null": {}},
+        ),
+        {},
+    ),
+    "x86_64-multi-value": (
+        _meta(
+            ["x86_64"],
+            {"x86_64": X86_64_PROVIDER},
+            {"v2_or_v4": {"x86_64": {"level": ["v2", "v4"]}}, "v3": {"x86_64": {"level": ["v3"]}}},
+        ),
+        {},
     ),
     "tpu-present": (
         _meta(
