@@ -19,61 +19,25 @@ from pathlib import Path
 import pytest
 
 from support.venvs import index_args, run_pip
-from support.wheels import BLAS_RELEASE
+from support.wheels import BLAS_RELEASE, source_tree_files
 
 pytestmark = pytest.mark.e2e
 
-_PYPROJECT = """\
-[build-system]
-requires = ["pkg"]
-build-backend = "backend"
-backend-path = ["."]
-
-[project]
-name = "ext"
-version = "1.0"
-"""
-
 # The build of pkg the backend sees: the label in its variant.json, or "plain".
-_BACKEND = '''\
-import base64, hashlib, importlib.metadata, json, os, zipfile
-
-
+_SEEN = """\
 def _seen():
     text = importlib.metadata.distribution("pkg").read_text("variant.json")
     return "plain" if text is None else next(iter(json.loads(text)["variants"]))
-
-
-def get_requires_for_build_wheel(config_settings=None):
-    return []
-
-
-def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    name = "ext-1.0-py3-none-any.whl"
-    files = {
-        "ext_built_with.txt": _seen(),
-        "ext-1.0.dist-info/METADATA": "Metadata-Version: 2.1\\nName: ext\\nVersion: 1.0\\n",
-        "ext-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-    }
-    record = []
-    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
-        for path, text in files.items():
-            data = text.encode()
-            z.writestr(path, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-            record.append(f"{path},sha256={digest},{len(data)}")
-        record.append("ext-1.0.dist-info/RECORD,,")
-        z.writestr("ext-1.0.dist-info/RECORD", "\\n".join(record) + "\\n")
-    return name
-'''
+"""
 
 
 @pytest.fixture
 def source_tree(tmp_path) -> Path:
     tree = tmp_path / "ext"
     tree.mkdir()
-    (tree / "pyproject.toml").write_text(_PYPROJECT)
-    (tree / "backend.py").write_text(_BACKEND)
+    files = source_tree_files("ext", "1.0", '{"ext_built_with.txt": _seen()}', requires=["pkg"], prelude=_SEEN)
+    for rel, text in files.items():
+        (tree / rel).write_text(text)
     return tree
 
 

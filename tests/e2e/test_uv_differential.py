@@ -4,7 +4,8 @@ uv 0.13.9 parses only the 0.2.0 structure, vendors the nvidia, tpu, x86_64 and
 aarch64 providers, and never runs plugins (PROVIDERS.md §6). For 0.2.0
 metadata with static providers, NVIDIA through its override variables, TPU
 through its override and x86_64 from this machine's CPU, both installers must
-pick the same file; also on torch 2.9's published variant lists.
+pick the same file; also on torch 2.9's published variant lists, and for a
+release of variant wheels and an sdist where no variant fits.
 
 uv's choice is read from its resolver log (``Selecting: pkg==1.0 [...] (file)``)
 of a ``uv pip install --dry-run``. Skipped when ``uv`` is not on PATH
@@ -27,6 +28,7 @@ from support.wheels import (
     NVIDIA_PROVIDER,
     TPU_PROVIDER,
     X86_64_PROVIDER,
+    build_sdist,
     static_provider,
     variants_json,
 )
@@ -248,3 +250,26 @@ def test_known_difference_torch_provider_range(uv_binary, variant_venv, stock_ve
     assert uv_pick(uv_binary, stock_venv.python, index, "torch", **env) == "torch-2.9.0-py3-none-any-null.whl"
     ours, _, stderr = pick(variant_venv, index, "torch", **env)
     assert ours == "torch-2.9.0-py3-none-any-cu126.whl", stderr
+
+
+# -- variant wheels and an sdist, no plain wheel (flash-attn's shape) -------------------
+
+_CU128_ONLY = _meta(
+    ["nvidia"], {"nvidia": NVIDIA_PROVIDER}, {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}}
+)
+
+
+@pytest.mark.parametrize("driver, expected", [("12.8", "pkg-1.0-py3-none-any-cu128.whl"), (None, "pkg-1.0.tar.gz")])
+def test_sdist_when_no_variant_fits(uv_binary, variant_venv, stock_venv, publish, index, dist, driver, expected):
+    """A release of variant wheels and a source distribution: where no variant fits,
+    both installers build from source, and pip-variants says why."""
+    if driver is None and real_gpu_host():
+        pytest.skip("a real GPU would fit the variant")
+    publish("pkg", "1.0", _CU128_ONLY, plain=False)
+    index.add_files("pkg", [build_sdist(dist / "sdist", "pkg", "1.0")])
+    env = {_FORCE_D: driver, _FORCE_SM: None}
+    theirs = uv_pick(uv_binary, stock_venv.python, index, "pkg", **env)
+    ours, _, stderr = pick(variant_venv, index, "pkg", **env)
+    assert ours == theirs == expected, f"pip-variants chose {ours}, uv chose {theirs}\n{stderr}"
+    if driver is None:
+        assert "installing the source distribution of pkg 1.0" in stderr, stderr

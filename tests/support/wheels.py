@@ -35,6 +35,8 @@ __all__ = [
     "write_variants_json",
     "variants_json_filename",
     "build_release",
+    "source_tree_files",
+    "build_sdist",
 ]
 
 SCHEMA_0_0_3 = "https://variants-schema.wheelnext.dev/v0.0.3.json"
@@ -322,3 +324,71 @@ BLAS_RELEASE = variants_json(
         "mkl": {"blas_lapack": {"library": ["mkl"]}},
     },
 )
+
+
+# -- source trees and sdists, with an in-tree PEP 517 backend (no setuptools) --------
+
+_BACKEND = """\
+import base64, hashlib, importlib.metadata, json, os, zipfile
+
+@PRELUDE@
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    dist_info = "@DIST@-@VERSION@.dist-info"
+    files = dict(@FILES@)
+    files[dist_info + "/METADATA"] = "Metadata-Version: 2.1\\nName: @NAME@\\nVersion: @VERSION@\\n"
+    files[dist_info + "/WHEEL"] = "Wheel-Version: 1.0\\nGenerator: tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    name = "@DIST@-@VERSION@-py3-none-any.whl"
+    record = []
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        for path, text in files.items():
+            data = text.encode()
+            z.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(path + ",sha256=" + digest + "," + str(len(data)))
+        record.append(dist_info + "/RECORD,,")
+        z.writestr(dist_info + "/RECORD", "\\n".join(record) + "\\n")
+    return name
+"""
+
+
+def source_tree_files(
+    name: str, version: str, files: str, *, requires: Sequence[str] = (), prelude: str = ""
+) -> Dict[str, str]:
+    """``pyproject.toml`` and ``backend.py`` of a project built by an in-tree
+    backend: its wheel (``py3-none-any``) holds ``files``, a Python expression
+    the backend evaluates at build time to ``{path: text}`` (``prelude``, code
+    placed before, may define what it uses). ``requires``: the build requirements."""
+    dist = normalize_name(name).replace("-", "_")
+    backend = (_BACKEND.replace("@PRELUDE@", prelude).replace("@FILES@", files)
+               .replace("@DIST@", dist).replace("@NAME@", name).replace("@VERSION@", version))
+    pyproject = (
+        f"[build-system]\nrequires = {json.dumps(list(requires))}\nbuild-backend = \"backend\"\n"
+        f"backend-path = [\".\"]\n\n[project]\nname = \"{name}\"\nversion = \"{version}\"\n"
+    )
+    return {"pyproject.toml": pyproject, "backend.py": backend}
+
+
+def build_sdist(out_dir: Union[str, Path], name: str, version: str) -> Path:
+    """``{name}-{version}.tar.gz``, built by :func:`source_tree_files`'s backend into
+    a plain wheel whose module says ``VARIANT = "sdist"``."""
+    import io
+    import tarfile
+
+    dist = normalize_name(name).replace("-", "_")
+    tree = source_tree_files(name, version, f"{{{dist + '/__init__.py'!r}: 'VARIANT = \"sdist\"\\n'}}")
+    tree["PKG-INFO"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{dist}-{version}.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for rel, text in tree.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{dist}-{version}/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
