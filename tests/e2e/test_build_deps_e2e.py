@@ -6,9 +6,9 @@ temporary build environment through a child pip (in process with pip 26.0's
 ``--use-feature=inprocess-build-deps``). Either must pick the build a plain
 install picks, and follow the user's options. pip 26.2's
 ``--use-feature=venv-isolation`` builds in a fresh venv without pip-variants:
-the plain build, as documented. The source tree here has an in-tree backend that
-writes which build of ``pkg`` it saw into the wheel it builds; ``pip wheel``
-builds it against the loopback index.
+the plain build, as documented. The source tree here has an in-tree backend
+(``support.wheels.source_tree_files``) that writes which build of ``pkg`` it saw
+into the wheel it builds; ``pip wheel`` builds it against the loopback index.
 """
 
 from __future__ import annotations
