@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _compat, _patching, messages
+from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
 from .errors import VariantInstallationError
 from .state import STATE, selecting
@@ -258,7 +258,7 @@ def _record_for_explain(ctx: EvaluatorContext, result: List[Any], outcomes: Dict
     groups: Dict[Tuple[str, str], List[Any]] = {}
     for cand in result:
         if cand.link.is_wheel:
-            groups.setdefault((str(cand.version), _compat.link_source(cand.link)), []).append(cand)
+            groups.setdefault(ctx.release_of(cand), []).append(cand)
     for (version, source), cands in groups.items():
         out = outcomes.get((version, source))
         explain.record(
