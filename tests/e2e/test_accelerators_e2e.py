@@ -16,7 +16,6 @@ environment.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -30,14 +29,12 @@ from support.fakehw import (
     ze_devices,
     ze_devices_env,
 )
+from support.pips import newest_pip_only
 from support.venvs import pick, run_pip
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(
-        os.environ.get("PIP_VARIANTS_TEST_PIP", "") not in ("", "26.3"),
-        reason="provider behaviour does not depend on the pip release: newest pip env only",
-    ),
+    newest_pip_only("provider behaviour does not depend on the pip release: newest pip env only"),
 ]
 
 TORCH_JSON = json.loads(

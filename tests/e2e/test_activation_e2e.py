@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from support.pips import newest_pip_only
 from support.venvs import Venv, pick, run_pip, run_python
 from support.wheels import BLAS_RELEASE
 
@@ -115,11 +116,7 @@ def test_pth_without_the_package_is_harmless(fresh_venv, release, index):
 #
 # These do not depend on the pip release: they run in the newest-pip environment only.
 
-NEWEST_PIP = "26.3"
-newest_only = pytest.mark.skipif(
-    os.environ.get("PIP_VARIANTS_TEST_PIP", "") not in ("", NEWEST_PIP),
-    reason="activation does not depend on the pip release: runs with the newest pip only",
-)
+newest_only = newest_pip_only("activation does not depend on the pip release: runs with the newest pip only")
 SHIM_FILES = ("_pip_variants_shim.py", "pip_variants.pth", "pip_variants.start")
 # `python -m pip_variants` from the repository root would import the checkout;
 # the CLI under test is the one installed from the wheel.

@@ -9,21 +9,17 @@ machine, so the check also proves the cache is keyed on what changed.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 
 import pytest
 
+from support.pips import newest_pip_only
 from support.venvs import index_args, run_pip, run_python
 from support.wheels import NVIDIA_PROVIDER, variants_json
 
 pytestmark = pytest.mark.e2e
 
-NEWEST_PIP = "26.3"
-newest_pip_only = pytest.mark.skipif(
-    (os.environ.get("PIP_VARIANTS_TEST_PIP") or NEWEST_PIP) != NEWEST_PIP,
-    reason="does not depend on the pip release: runs in the newest pip env only",
-)
+newest_only = newest_pip_only("does not depend on the pip release: runs in the newest pip env only")
 
 CUDA = variants_json(
     "pkg",
@@ -97,14 +93,14 @@ def test_kill_switch_leaves_show_inspect_list_stock(installed_cu128):
     assert all("variant" not in i for i in data["installed"])
 
 
-@newest_pip_only
+@newest_only
 def test_freeze_is_unchanged(installed_cu128):
     out = run_pip(installed_cu128, "freeze").stdout
     assert "pkg==1.0" in out.splitlines()
     assert "cu128" not in out
 
 
-@newest_pip_only
+@newest_only
 def test_check_flags_a_driver_downgrade_and_its_command_fixes_it(installed_cu128, index, machine):
     venv = installed_cu128
     ok = run_python(venv, "-m", "pip_variants", "check", env=machine("12.8"))
@@ -136,7 +132,7 @@ def test_check_flags_a_driver_downgrade_and_its_command_fixes_it(installed_cu128
     assert "Variant: cu126" in run_pip(venv, "show", "pkg").stdout
 
 
-@newest_pip_only
+@newest_only
 def test_check_against_a_profile(installed_cu128, tmp_path):
     profile = tmp_path / "old-node.json"
     exported = run_python(installed_cu128, "-m", "pip_variants", "profile", "export", "-o", str(profile),

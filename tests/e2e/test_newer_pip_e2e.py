@@ -13,19 +13,16 @@ The whole e2e suite can run in this mode too:
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
+from support.pips import NEWEST_PIP, newest_pip_only
 from support.venvs import pick, run_pip, run_python
 from support.wheels import BLAS_RELEASE
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(
-        (os.environ.get("PIP_VARIANTS_TEST_PIP") or "26.3") != "26.3",
-        reason="needs the newest pip (26.3), capped below it",
-    ),
+    newest_pip_only(f"needs the newest pip ({NEWEST_PIP}), capped below it"),
 ]
 
 CAP = {"PIP_VARIANTS_TESTED_PIP_MAX": "26.0"}

@@ -15,12 +15,12 @@ of a ``uv pip install --dry-run``. Skipped when ``uv`` is not on PATH
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from support.fakehw import real_gpu_host
+from support.pips import newest_pip_only
 from support.uv import require_uv, uv_pick
 from support.venvs import pick
 from support.wheels import (
@@ -202,11 +202,7 @@ def test_same_choice_as_uv(uv_binary, variant_venv, stock_venv, publish, index, 
 # with the newest pip only.
 
 _TORCH_FILE = Path(__file__).resolve().parents[1] / "data" / "torch-2.9.0-variants.json"
-_NEWEST_PIP = "26.3"
-_newest_only = pytest.mark.skipif(
-    os.environ.get("PIP_VARIANTS_TEST_PIP", "") not in ("", _NEWEST_PIP),
-    reason="selection does not depend on the pip release: newest pip env only",
-)
+_newest_only = newest_pip_only("selection does not depend on the pip release: newest pip env only")
 _FORCE_D, _FORCE_SM = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH"
 
 
