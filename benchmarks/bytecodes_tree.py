@@ -38,19 +38,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_tree as bt  # noqa: E402
 
-#: Run pip under sys.monitoring, counting instructions per code object, and
-#: leave ``{(file, line, qualname): count}`` in $BYTECODES_OUT at exit.
+#: Run pip under sys.monitoring and leave ``{(file, line, qualname): count}`` in
+#: $BYTECODES_OUT at exit. ``@COUNT@`` is replaced by one of the callbacks below:
+#: ``count(code, offset)`` adds to ``counts``, keyed by a code object or None (pip).
 _DRIVER = r"""
 import atexit, collections, os, pickle, runpy, sys
 counts = collections.Counter()
+@COUNT@
 M = sys.monitoring
 M.use_tool_id(M.PROFILER_ID, "bytecodes_tree")
-M.register_callback(M.PROFILER_ID, M.events.INSTRUCTION, lambda code, offset: counts.update((code,)))
+M.register_callback(M.PROFILER_ID, M.events.INSTRUCTION, count)
 M.set_events(M.PROFILER_ID, M.events.INSTRUCTION)
 def dump():
     M.set_events(M.PROFILER_ID, 0)
     out = collections.Counter()
     for code, n in counts.items():
+        if code is None:
+            out[("pip, and the standard library it calls", 0, "(pip)")] += n
+            continue
         path = code.co_filename.split("site-packages/")[-1]
         if "/lib/python3." in path:  # the standard library: from its own folder on
             path = path.split("/lib/python3.", 1)[1].split("/", 1)[-1]
@@ -62,12 +67,16 @@ sys.argv = ["pip"] + sys.argv[1:]
 runpy.run_module("pip", run_name="__main__", alter_sys=True)
 """
 
-#: The same, but each instruction goes to the outermost pip-variants frame of
-#: the innermost run of them on the stack (the hook pip called), or to None
-#: when pip's own code comes first (standard-library frames are skipped).
-_DRIVER_BY_HOOK = r"""
-import atexit, collections, os, pickle, runpy, sys
-counts = collections.Counter()
+#: Each instruction counts for the function executing it.
+_BY_FUNCTION = r"""
+def count(code, offset):
+    counts[code] += 1
+"""
+
+#: Each instruction goes to the outermost pip-variants frame of the innermost
+#: run of them on the stack (the hook pip called), or to None when pip's own
+#: code comes first (standard-library frames are skipped).
+_BY_HOOK = r"""
 frame = sys._getframe
 def count(code, offset):
     f = frame(1)
@@ -80,23 +89,6 @@ def count(code, offset):
     while f is not None and "/pip_variants/" in f.f_code.co_filename:
         hook, f = f.f_code, f.f_back
     counts[hook] += 1
-M = sys.monitoring
-M.use_tool_id(M.PROFILER_ID, "bytecodes_tree")
-M.register_callback(M.PROFILER_ID, M.events.INSTRUCTION, count)
-M.set_events(M.PROFILER_ID, M.events.INSTRUCTION)
-def dump():
-    M.set_events(M.PROFILER_ID, 0)
-    out = collections.Counter()
-    for code, n in counts.items():
-        if code is None:
-            out[("pip, and the standard library it calls", 0, "(pip)")] += n
-        else:
-            out[(code.co_filename.split("site-packages/")[-1], code.co_firstlineno, code.co_qualname)] += n
-    with open(os.environ["BYTECODES_OUT"], "wb") as fh:
-        pickle.dump(out, fh)
-atexit.register(dump)
-sys.argv = ["pip"] + sys.argv[1:]
-runpy.run_module("pip", run_name="__main__", alter_sys=True)
 """
 
 Key = Tuple[str, int, str]
@@ -152,7 +144,7 @@ def main() -> int:
     venv_dir = Path(args.venvs) if args.venvs else work
     try:
         py = bt.make_venvs(venv_dir, work, args.pip, args.python, reuse=bool(args.venvs))
-        driver = _DRIVER_BY_HOOK if args.by_hook else _DRIVER
+        driver = _DRIVER.replace("@COUNT@", _BY_HOOK if args.by_hook else _BY_FUNCTION)
         runs = {n: _measure(n, py, work, driver) for n in (small, large)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
