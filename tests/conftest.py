@@ -35,11 +35,11 @@ _TESTS = Path(__file__).resolve().parent
 if str(_TESTS) not in sys.path:
     sys.path.insert(0, str(_TESTS))
 
+from support.harness import harness_failure  # noqa: E402
 from support.index import LocalIndex  # noqa: E402
 from support.wheels import build_release  # noqa: E402
 from support.venvs import (  # noqa: E402
     HarnessError,
-    RegistryUnavailable,
     Venv,
     build_project_wheel,
     clone_venv,
@@ -50,12 +50,6 @@ from support.venvs import (  # noqa: E402
 def pytest_report_header(config) -> str:
     pip = os.environ.get("PIP_VARIANTS_TEST_PIP") or "newest"
     return f"pip-variants e2e: pip under test = {pip}"
-
-
-def _harness_failure(exc: HarnessError):
-    if isinstance(exc, RegistryUnavailable) and not os.environ.get("CI"):
-        pytest.skip(f"package registry unreachable, cannot build a test venv: {str(exc)[:800]}")
-    raise exc
 
 
 def _pip_under_test() -> Optional[str]:
@@ -94,7 +88,7 @@ def pip_variants_wheel(tmp_path_factory) -> Path:
     try:
         return build_project_wheel(tmp_path_factory.mktemp("pv-wheel"))
     except HarnessError as exc:
-        _harness_failure(exc)
+        harness_failure(exc)
         raise
 
 
@@ -112,7 +106,7 @@ def variant_venv(tmp_path_factory, pip_variants_wheel) -> Venv:
     try:
         return _cached_venv("variant", pip_variants_wheel, build)
     except HarnessError as exc:
-        _harness_failure(exc)
+        harness_failure(exc)
         raise
 
 
@@ -128,7 +122,7 @@ def stock_venv(tmp_path_factory) -> Venv:
     try:
         return _cached_venv("stock", None, build)
     except HarnessError as exc:
-        _harness_failure(exc)
+        harness_failure(exc)
         raise
 
 
