@@ -589,10 +589,14 @@ def merge_metadata(parts: Sequence[VariantMetadata], source: str) -> VariantMeta
                 raise InvalidVariantMetadata(source, f"{md.source}: provider for {ns!r} conflicts")
             providers[ns] = info
         for ns, feats in md.feature_priorities.items():
-            feature_prio.setdefault(ns, feats)
+            if feature_prio.setdefault(ns, feats) != feats:
+                raise InvalidVariantMetadata(source, f"{md.source}: feature priorities of {ns!r} conflict")
         for ns, values_by_feature in md.property_priorities.items():
             for f, vals in values_by_feature.items():
-                property_prio.setdefault(ns, {}).setdefault(f, vals)
+                if property_prio.setdefault(ns, {}).setdefault(f, vals) != vals:
+                    raise InvalidVariantMetadata(
+                        source, f"{md.source}: value priorities of {ns} :: {f} conflict"
+                    )
         invalid.update(md.invalid_labels)
     schema = max(md.schema for md in parts)
     return VariantMetadata(

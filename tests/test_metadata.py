@@ -285,6 +285,25 @@ def test_consistency_and_merge():
         merge_metadata([a, c], "dir")
 
 
+def test_merge_refuses_different_priorities_for_the_same_namespace():
+    """IX-4: feature and value priorities may be added for a new namespace,
+    never changed for one already listed."""
+    a = parse_metadata(V003, "a")
+    same = parse_metadata(json.loads(json.dumps(V003)), "b")
+    assert merge_metadata([a, same], "dir").feature_priorities == a.feature_priorities
+    features = json.loads(json.dumps(V003))
+    features["default-priorities"]["feature"]["blas_lapack"] = ["int", "library"]
+    with pytest.raises(InvalidVariantMetadata, match="'blas_lapack' conflict"):
+        merge_metadata([a, parse_metadata(features, "c")], "dir")
+    values = json.loads(json.dumps(V003))
+    values["default-priorities"]["property"]["x86_64"]["level"] = ["v4"]
+    with pytest.raises(InvalidVariantMetadata, match="value priorities of x86_64 :: level conflict"):
+        merge_metadata([a, parse_metadata(values, "d")], "dir")
+    unlisted = json.loads(json.dumps(V003))
+    del unlisted["default-priorities"]["property"]
+    assert merge_metadata([parse_metadata(unlisted, "e"), a], "dir").property_priorities == a.property_priorities
+
+
 def test_write_020_round_trips():
     md = parse_metadata(V020_DOC, "x")
     again = parse_metadata(json.loads(dumps(md)), "x")

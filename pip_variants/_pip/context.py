@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from . import _compat, messages
 from .state import STATE, ChosenVariant
@@ -239,6 +239,64 @@ class FinderContext:
 
     def known_outcome(self, source: str, canonical: str, version: str) -> Optional[Outcome]:
         return self._outcomes.get((source, canonical, version))
+
+    def outcomes_across_sources(self, project: str, version: str,
+                                groups: Mapping[str, Sequence[Any]]) -> Dict[str, Outcome]:
+        """The outcome of each source (listing URL -> its labelled candidates)
+        of one release, reconciled where several sources have variants that fit.
+
+        Labels and namespaces of different indexes need not mean the same thing
+        (PEP 825, "several sources"). Where only one source has variants that
+        fit, its ranking stands: those wheels come before every non-variant
+        wheel. Where several do, their metadata are merged under the rules a
+        release's own files obey (IX-3/IX-4) and one ranking over all their
+        labels replaces each source's own: ranks of separate rankings cannot be
+        compared. Metadata that conflict give a warning and the non-variant
+        wheels (H4 says so); ``--variant-strict`` makes that an error
+        (WHEEL-VARIANTS App. B 7).
+        """
+        outcomes = {source: self.outcome(project, version, source, cands) for source, cands in groups.items()}
+        if len(outcomes) < 2:
+            return outcomes
+        fitting = [source for source, cands in groups.items()
+                   if outcomes[source].metadata is not None
+                   and any(outcomes[source].fits(cand.link) for cand in cands)]
+        if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
+            return outcomes  # one source with variants that fit, or reconciled before
+        from pip_variants.engine import VariantLabelNotFound
+        from pip_variants.metadata import InvalidVariantMetadata, merge_metadata
+
+        shown = ", ".join(redact(s) for s in fitting)
+        try:
+            parts = [md for md in (outcomes[s].metadata for s in fitting) if md is not None]
+            merged = merge_metadata(parts, f"{project} {version} from {shown}")
+        except InvalidVariantMetadata as exc:
+            problem = f"the variant metadata of {project} {version} on {shown} do not agree ({exc.message})"
+            if self.engine.settings.support.strict:
+                from .errors import VariantInstallationError
+
+                raise VariantInstallationError(
+                    f"pip-variants: {problem}; use one index or find-links source for {project} "
+                    f"(--variant-strict makes this an error)"
+                ) from None
+            for source in fitting:
+                outcomes[source].selection = None
+                outcomes[source].problem = problem
+            return outcomes
+        labels: List[str] = []
+        for source in fitting:
+            dropped = outcomes[source].dropped_links
+            for cand in groups[source]:
+                label = label_of(cand.link)
+                if label is not None and cand.link.url not in dropped and label not in labels:
+                    labels.append(label)
+        try:
+            selection = self.engine.select(project, version, merged, labels)
+        except VariantLabelNotFound:  # each source's own answer already says so
+            return outcomes
+        for source in fitting:
+            outcomes[source].selection = selection
+        return outcomes
 
     def _compute(self, project: str, version: str, key: Tuple[str, str, str], candidates: Sequence[Any]) -> Outcome:
         # Absolute imports in the per-release paths: see filename_module.

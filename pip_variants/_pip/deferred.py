@@ -48,8 +48,7 @@ class Deferred:
                 groups.setdefault(_compat.link_source(cand.link), []).append(cand)
         if len(groups) > 1:
             fctx.prefetch(ctx.project, [(self.version, source) for source in groups])
-        outcomes = {source: fctx.outcome(ctx.project, self.version, source, cands)
-                    for source, cands in groups.items()}
+        outcomes = fctx.outcomes_across_sources(ctx.project, self.version, groups)
         keep = []
         for cand in self.candidates:
             if label_of(cand.link) is None:

@@ -189,8 +189,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     else:
         if len(groups) > 1:
             fctx.prefetch(ctx.project, list(reversed(list(groups))))
-        for key, cands in groups.items():
-            outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], cands)
+        for version in dict.fromkeys(key[0] for key in groups):
+            _settle_version(ctx, version, groups, outcomes)
 
     def outcome_of(cand: Any) -> Outcome:
         return outcomes[release_of(cand)]
@@ -235,11 +235,18 @@ def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tupl
         keys = [key for key in groups if key[0] == version]
         if len(keys) > 1:
             fctx.prefetch(ctx.project, keys)
-        for key in keys:
-            outcomes[key] = fctx.outcome(ctx.project, key[0], key[1], groups[key])
+        _settle_version(ctx, version, groups, outcomes)
         if any(_fits(ctx, cand, outcomes) for cand in result if release_of(cand)[0] == version):
             return [v for v in versions[n + 1:] if any(key[0] == v for key in groups)]
     return []
+
+
+def _settle_version(ctx: EvaluatorContext, version: str, groups: Dict[Tuple[str, str], List[Any]],
+                    outcomes: Dict[Tuple[str, str], Outcome]) -> None:
+    """Fill ``outcomes`` for every source of one version (reconciled across sources)."""
+    by_source = {key[1]: cands for key, cands in groups.items() if key[0] == version}
+    for source, out in ctx.finder.outcomes_across_sources(ctx.project, version, by_source).items():
+        outcomes[(version, source)] = out
 
 
 def _fits(ctx: EvaluatorContext, cand: Any, outcomes: Dict[Tuple[str, str], Outcome]) -> bool:

@@ -345,6 +345,64 @@ def test_11_22_untrusted_plugin_is_never_installed(variant_venv, publish, index,
     assert_clean(stderr)
 
 
+# -- one release on several sources (WHEEL-VARIANTS.md §3.5, App. B 7) ---------------------
+
+LEVELS = {"simd": static_provider({"level": ["v4", "v3", "v2"]})}
+
+
+@pytest.fixture
+def extra_index():
+    with LocalIndex() as extra:
+        yield extra
+
+
+def test_several_sources_with_consistent_metadata_are_ranked_together(variant_venv, publish, index, extra_index):
+    """The index has ``v4``; the extra index has ``v3``, ``a`` and ``b``. Ranked
+    apart, the extra index's best of three would outrank the index's only
+    build; ranked together, ``v4`` is the best build of either."""
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"v4": {"simd": {"level": ["v4"]}}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {
+        "v3": {"simd": {"level": ["v3"]}},
+        "a": {"simd": {"level": ["v2"]}},
+        "b": {"simd": {"level": ["v2"]}},
+    }), target=extra_index)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--extra-index-url", extra_index.url)
+    assert chosen == variant_file("v4"), stderr
+    assert "do not agree" not in stderr, stderr
+    assert_clean(stderr)
+
+
+def test_several_sources_with_conflicting_metadata_give_the_plain_wheel(variant_venv, publish, index, extra_index):
+    """The same label means different builds on the two indexes: warn, install
+    the non-variant wheel; ``--variant-strict`` makes it an error."""
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v3"]}}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v2"]}}}), target=extra_index)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--extra-index-url", extra_index.url)
+    assert chosen == PLAIN, stderr
+    assert "do not agree" in stderr and "label 'fast' has conflicting properties" in stderr, stderr
+    assert index.url in stderr and extra_index.url in stderr, stderr
+    assert_clean(stderr)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--extra-index-url", extra_index.url,
+                             "--variant-strict", check=False)
+    assert chosen is None
+    assert "do not agree" in stderr and "--variant-strict" in stderr, stderr
+    assert_clean(stderr)
+
+
+def test_several_sources_one_with_variants_that_fit(variant_venv, publish, index, extra_index):
+    """Only one source has a build this machine supports: its ranking stands,
+    whatever the other source's metadata say."""
+    publish("pkg", "1.0", meta(["simd"], {"simd": static_provider({"level": ["v2"]})},
+                               {"fast": {"simd": {"level": ["v4"]}}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v2"]}}}), target=extra_index)
+    chosen, report, stderr = pick(variant_venv, index, "pkg", "--extra-index-url", extra_index.url)
+    assert chosen == variant_file("fast"), stderr
+    origin = extra_index.url.split("/simple")[0]
+    assert report["install"][0]["download_info"]["url"].startswith(origin), report
+    assert "do not agree" not in stderr, stderr
+    assert_clean(stderr)
+
+
 # -- format versions -------------------------------------------------------------------
 
 
