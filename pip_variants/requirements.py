@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence
 
 from .filename import canonicalize_name
 
-__all__ = ["canonicalize_name", "requirement_name", "first_active_requirement"]
+__all__ = ["canonicalize_name", "requirement_name", "active_requirements", "first_active_requirement"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,17 +44,18 @@ def requirement_name(text: str) -> Optional[str]:
     return canonicalize_name(req.name) if req is not None else None
 
 
-def first_active_requirement(
+def active_requirements(
     requires: Sequence[str], environment: Optional[Mapping[str, str]] = None
-) -> Optional[str]:
-    """The first entry whose marker holds in ``environment`` (default: here).
+) -> Iterator[str]:
+    """The entries whose marker holds in ``environment`` (default: here), in order.
 
     Unparsable entries and markers that cannot be evaluated are skipped: they
     cannot identify a provider.
     """
     for text in requires:
         if _simple_re().match(text):
-            return text
+            yield text
+            continue
         req = _parsed(text)
         if req is None:
             continue
@@ -64,5 +65,11 @@ def first_active_requirement(
                     continue
             except Exception:
                 continue
-        return text
-    return None
+        yield text
+
+
+def first_active_requirement(
+    requires: Sequence[str], environment: Optional[Mapping[str, str]] = None
+) -> Optional[str]:
+    """The first of :func:`active_requirements`: the one that names the provider."""
+    return next(active_requirements(requires, environment), None)

@@ -22,7 +22,7 @@ Imports no pip. Plugins always run out of process.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._record import record
 from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
@@ -334,16 +334,9 @@ class SupportResolver:
             return self._run(ns, plugin, f"plugin:{api}")
         allowance = _allowance(self.settings, req)
         if allowance is not None and self.plugin_installer is not None:
-            requirements = list(info.requires)
-            if allowance:  # NAME==VERSION: that version only
-                if req.specifier and not req.specifier.contains(allowance, prereleases=True):
-                    return NamespaceSupport(
-                        ns, {}, "untrusted",
-                        f"variant provider {req.name!r} for namespace {ns!r}: only version {allowance} "
-                        f"is allowed, but the metadata requires {req}; its variants are skipped",
-                    )
-                extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
-                requirements = [f"{req.name}{extras}=={allowance}"]
+            requirements = self._trusted_requirements(ns, info)
+            if isinstance(requirements, NamespaceSupport):
+                return requirements
             try:
                 path = self.plugin_installer(requirements)
             except ProviderError as exc:
@@ -361,6 +354,51 @@ class SupportResolver:
             f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted, "
             f"so its variants are skipped; to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
         )
+
+    def _trusted_requirements(self, ns: str, info: ProviderInfo) -> Union[List[str], NamespaceSupport]:
+        """What to install for an allowed plugin: every active ``requires``
+        entry, each one trusted (``--allow-variant-plugin NAME==VERSION`` pins
+        it), or why nothing is installed. One untrusted package makes the whole
+        entry untrusted (PV-17, PV-20): installing it runs its code (a build
+        from source, a plugin module)."""
+        from packaging.requirements import Requirement
+
+        from .requirements import active_requirements
+
+        requirements: List[str] = []
+        untrusted: List[str] = []
+        for text in active_requirements(info.requires, self.settings.marker_environment):
+            req = Requirement(text)
+            if req.url:
+                return NamespaceSupport(
+                    ns, {}, "untrusted",
+                    f"variant provider {req.name!r} for namespace {ns!r} is to come from {req.url}, not from "
+                    f"an index: pip-variants installs plugins only from the install's own indexes, so its "
+                    f"variants are skipped (install the plugin yourself to use it)",
+                )
+            allowance = _allowance(self.settings, req)
+            if allowance is None:
+                untrusted.append(_canonical(req.name))
+            elif allowance:  # NAME==VERSION: that version only
+                if req.specifier and not req.specifier.contains(allowance, prereleases=True):
+                    return NamespaceSupport(
+                        ns, {}, "untrusted",
+                        f"variant provider {req.name!r} for namespace {ns!r}: only version {allowance} "
+                        f"is allowed, but the metadata requires {req}; its variants are skipped",
+                    )
+                extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+                requirements.append(f"{req.name}{extras}=={allowance}")
+            else:
+                requirements.append(str(req))
+        if untrusted:
+            return NamespaceSupport(
+                ns, {}, "untrusted",
+                f"variant provider for namespace {ns!r} also needs {', '.join(untrusted)}, which "
+                f"{'is' if len(untrusted) == 1 else 'are'} not trusted, so its variants are skipped; to "
+                f"allow {'it' if len(untrusted) == 1 else 'them'}, pass "
+                + " ".join(f"--allow-variant-plugin {name}" for name in untrusted),
+            )
+        return requirements
 
     def _run(self, ns: str, provider, source: str) -> NamespaceSupport:
         from .providers.cache import cached_supported_configs

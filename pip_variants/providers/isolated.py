@@ -47,7 +47,8 @@ def install_isolated(
     """``pip install --target target_dir`` the plugin ``requirements``.
 
     ``pip_command`` is how to start pip (e.g. ``[sys.executable, "-m", "pip"]``);
-    ``pip_args`` carries the index options of the main install. The child gets
+    ``pip_args`` carries the index options of the main install. Only wheels
+    are installed (``--only-binary :all:``). The child gets
     ``PIP_NO_VARIANTS=1``, so it is stock pip: no variant logic, no recursion.
     ``env`` replaces ``os.environ`` as the base environment.
     Raises :class:`ProviderError` (naming the requirements) on failure.
@@ -61,6 +62,9 @@ def install_isolated(
         "--no-warn-script-location",
         "--disable-pip-version-check",
         *pip_args,
+        # Wheels only (PV-9): building a source distribution would run its code.
+        "--only-binary",
+        ":all:",
         *requirements,
     ]
     child_env = dict(os.environ if env is None else env)
@@ -103,12 +107,16 @@ def _default_key_extra() -> str:
 
 
 def _isolated_dir_path(
-    requirements: Sequence[str], cache_root: str, key_extra: Optional[str]
+    requirements: Sequence[str], cache_root: str, key_extra: Optional[str], pip_args: Sequence[str] = ()
 ) -> Tuple[str, List[str], str]:
-    """``(final directory, normalised requirements, key extra)`` for a set."""
+    """``(final directory, normalised requirements, key extra)`` for a set.
+
+    The index options are part of the key: a plugin installed from one index
+    is not what another index would give (they may carry credentials, so
+    only their hash is kept)."""
     normalized = sorted({_normalize_requirement(r) for r in requirements})
     extra = _default_key_extra() if key_extra is None else key_extra
-    digest = hashlib.sha256("\n".join([extra, *normalized]).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256("\n".join([extra, *normalized, "\0", *pip_args]).encode("utf-8")).hexdigest()
     return os.path.join(cache_root, f"plugins-{digest[:32]}"), normalized, extra
 
 
@@ -127,15 +135,16 @@ def isolated_plugin_dir(
     :func:`~pip_variants.providers.plugins.run_plugins` as an extra path.
 
     The directory is keyed by the sha256 of the sorted, normalised requirement
-    set plus ``key_extra`` (default: the running interpreter's cache tag and
-    platform, since installed wheels are interpreter-specific), so later runs
+    set, ``key_extra`` (default: the running interpreter's cache tag and
+    platform, since installed wheels are interpreter-specific) and
+    ``pip_args``, so later runs
     reuse it. Installs go to a temporary sibling that is renamed into place;
     when a concurrent installer wins the rename, its directory is used.
     ``pip_command`` defaults to ``[sys.executable, "-m", "pip"]``.
     Raises :class:`ProviderError` when the install fails, :class:`ValueError`
     for an invalid requirement.
     """
-    final, normalized, extra = _isolated_dir_path(requirements, cache_root, key_extra)
+    final, normalized, extra = _isolated_dir_path(requirements, cache_root, key_extra, pip_args)
     if os.path.isdir(final):
         return final
     os.makedirs(cache_root, exist_ok=True)

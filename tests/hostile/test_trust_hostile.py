@@ -400,6 +400,46 @@ def test_ladder_never_installs_what_the_user_did_not_allow(no_runner, allow):
 
 
 @pytest.mark.parametrize(
+    "requires, allow, installed",
+    [
+        ([PLUGIN, "helper-lib>=2"], [PLUGIN, "helper-lib"], [PLUGIN, "helper-lib>=2"]),
+        ([PLUGIN, "helper-lib"], [f"{PLUGIN}==1.2", "helper-lib==3"], [f"{PLUGIN}==1.2", "helper-lib==3"]),
+        ([PLUGIN, "helper-lib ; python_version < '3'"], [PLUGIN], [PLUGIN]),
+    ],
+)
+def test_ladder_installs_every_required_package_once_each_is_allowed(no_runner, requires, allow, installed):
+    calls = []
+
+    def installer(reqs):
+        calls.append(list(reqs))
+        raise OSError("stop here")
+
+    _answer(_ladder(allow, installer), {NS: {"requires": requires, "plugin-api": "fictional_hw:Plugin"}})
+    assert calls == [installed]
+
+
+@pytest.mark.parametrize(
+    "requires, allow, notice",
+    [
+        # PV-17: one untrusted package makes the whole entry untrusted
+        ([PLUGIN, "evil-pkg"], [PLUGIN], "also needs evil-pkg, which is not trusted"),
+        ([PLUGIN, "evil-pkg", "other"], [PLUGIN], "--allow-variant-plugin evil-pkg --allow-variant-plugin other"),
+        # allowed by name, but the code would come from anywhere
+        ([f"{PLUGIN} @ https://evil.example/p-1.0.tar.gz"], [PLUGIN], "is to come from https://evil.example/"),
+        ([PLUGIN, "helper @ https://evil.example/h.whl"], [PLUGIN, "helper"], "not from an index"),
+    ],
+)
+def test_ladder_installs_nothing_when_one_required_package_is_not_trusted(no_runner, requires, allow, notice):
+    def installer(reqs):
+        raise AssertionError(f"installed {reqs}")
+
+    supported, answer = _answer(_ladder(allow, installer),
+                                {NS: {"requires": requires, "plugin-api": "fictional_hw:Plugin"}})
+    assert supported == {} and answer.source == "untrusted", answer
+    assert notice in answer.notice
+
+
+@pytest.mark.parametrize(
     "requires, api",
     [
         (["pip"], "unittest.__main__"),

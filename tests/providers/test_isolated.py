@@ -79,6 +79,20 @@ def test_isolated_install_run_and_reuse(tmp_path, stock_pip_env, mocker):
     assert spy.call_count == 1
 
 
+def test_isolated_install_takes_wheels_only(tmp_path, stock_pip_env):
+    """PV-9: a plugin (or a package it needs) that comes only as a source
+    distribution is not built: building it would run its code."""
+    from support.wheels import build_sdist
+
+    links = tmp_path / "links"
+    links.mkdir()
+    build_sdist(links, "src-only-plugin", "1.0")
+    with pytest.raises(ProviderError, match="pip exit code"):
+        isolated_plugin_dir(["src-only-plugin"], str(tmp_path / "cache"),
+                            pip_args=["--no-index", "--find-links", str(links)])
+    assert not list((tmp_path / "cache").glob("plugins-*"))
+
+
 def test_install_isolated_failure(tmp_path, stock_pip_env):
     links = tmp_path / "links"
     links.mkdir()
@@ -110,6 +124,8 @@ def test_install_isolated_child_env_and_command(tmp_path, mocker):
         "--disable-pip-version-check",
         "--index-url",
         "u",
+        "--only-binary",
+        ":all:",
         "a>=1",
     ]
     assert run.call_args.kwargs["env"] == {"X": "1", "PIP_NO_VARIANTS": "1"}
@@ -151,5 +167,9 @@ def test_isolated_plugin_dir_keying():
     assert key(["B>=1", "a_x"]) == key(["a-x", "b >= 1", "A.X"])
     assert key(["a"]) != key(["a>=1"])
     assert key(["a"]) != key(["a"], extra="cp39-linux-x86_64")
+    # another index, another install
+    on = isolated._isolated_dir_path(["a"], "/cache", None, ["--index-url", "https://one/simple"])[0]
+    assert on != isolated._isolated_dir_path(["a"], "/cache", None, ["--index-url", "https://two/simple"])[0]
+    assert on != key(["a"])
     with pytest.raises(ValueError, match="invalid provider requirement"):
         isolated_plugin_dir(["not valid !"], "/nonexistent")
