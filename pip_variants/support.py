@@ -157,7 +157,7 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
 
 
 class _PluginProvider:
-    """An installed plugin seen through the provider contract, for the persistent cache."""
+    """A plugin (installed, or allowed and installed aside) seen through the provider contract."""
 
     def __init__(self, namespace: str, plugin_api: str, dist: str, version: str,
                  python: str, extra_paths: Sequence[str], timeout: float) -> None:
@@ -171,13 +171,11 @@ class _PluginProvider:
         self._timeout = timeout
 
     def cache_inputs(self) -> Dict[str, str]:
-        return {
-            "plugin_api": self._api,
-            "distribution": self.packages[0],
-            "version": self._version,
-            "python": self._python,
-            "paths": "|".join(self._paths),
-        }
+        # Not cached across processes: what a third-party plugin reads (files,
+        # tools on PATH, its own variables) is unknown, so no key could tell
+        # when its answer went stale. The resolver still asks it once per
+        # process, as PEP 817 allows ("cached for the session").
+        return {}
 
     def supported_configs(self) -> List[FeatureConfig]:
         from .providers.plugins import run_plugins
@@ -185,12 +183,12 @@ class _PluginProvider:
         result = run_plugins([self._api], python=self._python, extra_paths=self._paths,
                              timeout=self._timeout)[self._api]
         if isinstance(result, ProviderError):
-            raise result
-        reported = getattr(result, "namespace", None)
-        if reported and reported != self.namespace:
-            raise ProviderError(
-                self._api, f"reports namespace {reported!r} but the metadata uses it for {self.namespace!r}"
-            )
+            # Name the package too: it is what the user installed or allowed.
+            version = self._version if self._version[:1] in "<>=!~" else f" {self._version}"
+            package = self.packages[0] + ("" if version == " *" else version)
+            raise ProviderError(f"{self._api} (package {package})", result.message)
+        # A PEP 817 plugin may still carry a ``namespace`` attribute; the
+        # metadata key names the namespace, whatever it says (PV-12).
         return list(result.configs)
 
 

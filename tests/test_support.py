@@ -1,6 +1,7 @@
 """The provider ladder (PROVIDERS.md §3.3) and engine-level behaviours."""
 
 import json
+import sys
 
 import pytest
 
@@ -168,3 +169,24 @@ def test_check_wheel_forced_only_for_its_project():
     assert engine.check_wheel("pkg", md, "b") is not None
     assert VariantEngine(VariantSettings(forced={"pkg": "b"})).check_wheel("PKG", md, "b") is None
     assert engine.check_wheel("pkg", md, "zzz").reason == "invalid"
+
+
+def test_a_plugin_answer_is_not_kept_across_processes(tmp_path, monkeypatch):
+    """What a third-party plugin reads is unknown (here: a variable of its
+    own), so its answer is asked again by the next process, never read from
+    the persistent cache."""
+    from pip_variants.providers.cache import cache_file, cached_supported_configs
+    from pip_variants.support import _PluginProvider
+
+    (tmp_path / "envplug.py").write_text(
+        "import os\n"
+        "def get_supported_configs():\n"
+        "    return [{'name': 'arch', 'values': [os.environ['ENVPLUG_ARCH']], 'multi_value': False}]\n"
+    )
+    answers = []
+    for arch in ("a1", "a2"):
+        monkeypatch.setenv("ENVPLUG_ARCH", arch)
+        plugin = _PluginProvider("hw", "envplug", "envplug", "1.0", sys.executable, (str(tmp_path),), 30)
+        answers.append([tuple(c.values) for c in cached_supported_configs(plugin)])
+    assert answers == [[("a1",)], [("a2",)]]
+    assert not cache_file("hw").exists()

@@ -53,7 +53,7 @@ MAX_RESULT_BYTES = 1 << 20
 _STDERR_TAIL_BYTES = 8192
 _RUNNER_PROTOCOL = 1
 _COMMANDS = ("get_supported_configs", "get_all_configs")
-_FIX_HINT = "fix or upgrade the plugin, or give static properties for its namespace"
+_FIX_HINT = "fix or upgrade the plugin; meanwhile 'pip install --variant PACKAGE=LABEL' chooses a build by hand"
 _LOAD_HINT = "check that the plugin package is installed there and that plugin-api names it"
 
 
