@@ -83,12 +83,14 @@ def _is_object_reference(text: str) -> bool:
 
 
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
-    """``(0, 2, 0)`` from a ``$schema`` URL ending in ``v0.2.0.json``, else ``None``."""
+    """``(0, 2, 0)`` from a ``$schema`` URL whose last part ends in
+    ``v0.2.0.json``, or is ``0.2.0.json`` (a form a future packaging.python.org
+    URL may take), else ``None``."""
     if not url.endswith(".json"):
         return None
-    _, v, tail = url[:-5].rpartition("v")
-    parts = tail.split(".")
-    if not v or len(parts) != 3 or not all(part.isdecimal() for part in parts):
+    tail = url[:-5].rpartition("/")[2]
+    parts = tail.rpartition("v")[2].split(".")
+    if len(parts) != 3 or not all(part.isdecimal() for part in parts):
         return None
     return int(parts[0]), int(parts[1]), int(parts[2])
 
@@ -267,6 +269,9 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
 
     feature_prio: Dict[str, Tuple[str, ...]] = {}
     property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+    if version == (0, 1, 1):
+        # Removed in 0.1.1: only the provider's order ranks features and values.
+        prio = {k: v for k, v in prio.items() if k not in ("feature", "property")}
     if "feature" in prio:
         for ns, feats in r.mapping(prio["feature"], "'default-priorities.feature'").items():
             r.name(ns, NAMESPACE_RE, "'default-priorities.feature'")
@@ -284,13 +289,16 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
         raise r.fail("missing required key 'variants'")
     variants, invalid_labels = _read_variants(r, r.mapping(data["variants"], "'variants'"))
 
-    for label, props in variants.items():
+    for label, props in list(variants.items()):
         for ns in props:
             if ns not in namespaces and ns != ABI_DEPENDENCY:
-                raise r.fail(
+                # That label cannot be ranked; the others still can (WHEEL-VARIANTS App. B 6).
+                del variants[label]
+                invalid_labels[label] = (
                     f"variant {label!r} uses namespace {ns!r}, which is missing from "
                     "'default-priorities.namespace'"
                 )
+                break
 
     providers: Dict[str, ProviderInfo] = {}
     if version >= (0, 2, 0):

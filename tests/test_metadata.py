@@ -148,7 +148,9 @@ def test_schema_urls(url, version):
         ("https://x/v0.2.0.1.json", None),
         ("https://x/v.2.0.json", None),
         ("https://x/v0.2.0.json/", None),
-        ("https://x/0.2.0.json", None),
+        ("https://x/0.2.0.json", (0, 2, 0)),
+        ("https://packaging.python.org/en/latest/specifications/variants/2.0.0.json", (2, 0, 0)),
+        ("https://x/schema-0.2.0.json", None),
         ("https://x/v0.2.x.json", None),
         ("", None),
     ],
@@ -157,7 +159,8 @@ def test_schema_url_version(url, version):
     assert _schema_url_version(url) == version
 
 
-@pytest.mark.parametrize("url", ["https://packaging.python.org/x/v2.0.0.json", "https://x/v0.3.0.json", "https://x/v1.0.0.json"])
+@pytest.mark.parametrize("url", ["https://packaging.python.org/x/v2.0.0.json", "https://x/v0.3.0.json", "https://x/v1.0.0.json",
+                                 "https://packaging.python.org/en/latest/specifications/variants/2.0.0.json"])
 def test_unknown_schema_versions_rejected(url):
     # §11 behaviour 25c: an unsupported major is rejected, so are unknown 0.x drafts
     doc = dict(V011, **{"$schema": url})
@@ -201,7 +204,6 @@ def test_v020_rules():
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": ["90-real"]}}}), "does not match"),
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": []}}}), "must not be empty"),
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": [1]}}}), "must hold strings"),
-        (lambda d: d["variants"].update({"x": {"other": {"f": ["1"]}}}), "missing from 'default-priorities.namespace'"),
         (lambda d: d["variants"].update({"null": {"nvidia": {"f": ["1"]}}}), "'null' variant must have no properties"),
         (lambda d: d.update({"variants": []}), "must be an object"),
         (lambda d: d.update({"$schema": 3}), "'$schema' must be a string"),
@@ -283,6 +285,25 @@ def test_consistency_and_merge():
     c = parse_metadata(dict(V011, variants={"fast": {"simd": {"level": ["v3"]}}}), "c.whl")
     with pytest.raises(InvalidVariantMetadata, match="conflicting"):
         merge_metadata([a, c], "dir")
+
+
+def test_a_label_with_an_undeclared_namespace_is_invalid_and_the_rest_usable():
+    """WHEEL-VARIANTS App. B 6: that label is incompatible, not the whole file."""
+    doc = json.loads(json.dumps(V011))
+    doc["variants"] = {"fast": {"simd": {"level": ["v2"]}}, "odd": {"other": {"f": ["1"]}}, "null": {}}
+    md = parse_metadata(doc, "x.json")
+    assert set(md.variants) == {"fast", "null"}
+    assert "missing from 'default-priorities.namespace'" in md.invalid_labels["odd"]
+
+
+def test_feature_and_value_priorities_of_a_0_1_1_file_are_ignored():
+    """They were removed in 0.1.1: the provider's order alone ranks (§6.2)."""
+    doc = json.loads(json.dumps(V011))
+    doc["default-priorities"]["feature"] = {"simd": ["width", "level"]}
+    doc["default-priorities"]["property"] = {"simd": {"level": ["v2"]}}
+    md = parse_metadata(doc, "x.json")
+    assert md.schema == (0, 1, 1)
+    assert md.feature_priorities == {} and md.property_priorities == {}
 
 
 def test_merge_refuses_different_priorities_for_the_same_namespace():

@@ -181,10 +181,6 @@ BAD_FILES = {
         variant_edit("null", VARIANTS["mkl"]),
         "'null' variant must have no properties",
     ),
-    "undeclared-namespace": (
-        variant_edit("ob", {"other_ns": {"f": ["v"]}}),
-        "missing from 'default-priorities.namespace'",
-    ),
     "plugin-api-injection": (
         edit(providers={"blas_lapack": {"requires": ["x"], "plugin-api": "os:system; rm -rf /"}}),
         "is not an object reference",
@@ -255,6 +251,12 @@ def test_a_label_without_properties_only_loses_that_label():
     md = load_metadata(variant_edit("empty", {}), "f.json")
     assert set(md.variants) == {"ob", "mkl"}
     assert "empty" in md.invalid_labels
+
+
+def test_a_label_with_an_undeclared_namespace_only_loses_that_label():
+    md = load_metadata(variant_edit("odd", {"other_ns": {"f": ["v"]}}), "f.json")
+    assert set(md.variants) == {"ob", "mkl"}
+    assert "missing from 'default-priorities.namespace'" in md.invalid_labels["odd"]
 
 
 _JSON = st.recursive(
