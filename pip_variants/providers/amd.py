@@ -16,7 +16,7 @@ GPU agent, so we do too.
 
 Overrides: ``AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH`` (list split on commas,
 semicolons or whitespace, order kept) and
-``AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION`` (``X.Y`` or ``X.Y.Z``; the
+``AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION`` (``X.Y`` or ``X.Y.Z``, ``Z`` any text; the
 plugin asserts three parts and crashes on ``6.4``). A malformed value is a
 :class:`ProviderError`: one warning, the namespace unsupported, never a crash.
 """
@@ -284,10 +284,12 @@ def read_rocm_version(root: Optional[str] = None) -> Optional[str]:
 
 
 def parse_forced_rocm_version(text: str) -> str:
-    """``6.4`` or ``6.4.1`` → ``6.4``; anything else is a :class:`ProviderError`."""
+    """``6.4``, ``6.4.1`` or ``6.4.1-120`` (what ``.info/version`` holds) → ``6.4``;
+    anything else is a :class:`ProviderError`. As with the plugin, only the
+    major and minor parts have to be numbers."""
     raw = text.strip()
     parts = raw.split(".")
-    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[:2]) or not parts[-1]:
         raise ProviderError(
             NAMESPACE,
             f"{FORCE_ROCM_ENV}={text!r} is not a ROCm version; use MAJOR.MINOR or "

@@ -87,13 +87,17 @@ def test_forced_list_keeps_user_order_and_three_part_version(tmp_path, no_tools,
     assert p.supported_configs() == [gfx("gfx1100", "gfx90a", "gfx1030"), rocm("6.3")]
 
 
-@pytest.mark.parametrize("value, expected", [("6.4", "6.4"), ("6.4.1", "6.4"), (" 7.10 ", "7.10")])
+@pytest.mark.parametrize("value, expected", [
+    ("6.4", "6.4"), ("6.4.1", "6.4"), (" 7.10 ", "7.10"),
+    # the text of .info/version pasted in; a pre-release: the plugin takes both
+    ("6.4.1-120", "6.4"), ("6.4.0rc1", "6.4"), ("06.4.0", "6.4"),
+])
 def test_forced_rocm_version_two_or_three_parts(value, expected):
     # The plugin asserts three parts and crashes on "6.4"; we accept both.
     assert parse_forced_rocm_version(value) == expected
 
 
-@pytest.mark.parametrize("value", ["six", "6", "6.4.1.2", "6.x", "v6.4"])
+@pytest.mark.parametrize("value", ["six", "6", "6.4.1.2", "6.x", "v6.4", "6.x.0", "6.4."])
 def test_bad_forced_rocm_version_is_one_clear_error(tmp_path, monkeypatch, value):
     monkeypatch.setenv(FORCE_ROCM_ENV, value)
     with pytest.raises(ProviderError) as info:
