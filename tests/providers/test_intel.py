@@ -48,18 +48,31 @@ def level_zero(mocker):
 # -- decoding and the table ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "raw, ip",
-    [
-        (0x030DC008, "12.55.8"),
-        (0x030F0007, "12.60.7"),
-        (0x05004000, "20.1.0"),
-        (0x0311C004, "12.71.4"),
-        (0x07800004, "30.0.4"),
-        (0x030E0005, "12.56.5"),
-        (0x03000000, "12.0.0"),
-    ],
-)
+# PROVIDERS-AMD-INTEL.md §2.4, every row of release 0.0.3:
+# (device_ip, raw ipVersion, what a machine with that one device supports)
+TABLE_0_0_3 = [
+    ("30.1.0", 0x07804000, ("30.1.0", "30.0.4")),  # PTL-U
+    ("30.0.4", 0x07800004, ("30.0.4",)),  # PTL-H
+    ("20.4.4", 0x05010004, ("20.4.4", "20.1.0")),  # Lunar Lake
+    ("20.2.0", 0x05008000, ("20.2.0", "20.1.0")),  # BMG-G31
+    ("20.1.0", 0x05004000, ("20.1.0",)),  # BMG-G21
+    ("12.74.4", 0x03128004, ("12.74.4",)),  # ARL-H
+    ("12.71.4", 0x0311C004, ("12.71.4", "12.70.4")),  # Meteor Lake H
+    ("12.70.4", 0x03118004, ("12.70.4",)),  # MTL-U / ARL-U / ARL-S
+    ("12.60.7", 0x030F0007, ("12.60.7",)),  # Data Center GPU Max
+    ("12.57.0", 0x030E4000, ("12.57.0", "12.55.8")),  # DG2-G12
+    ("12.56.5", 0x030E0005, ("12.56.5", "12.55.8")),  # Arc A380 / A310 / Flex 140
+    ("12.55.8", 0x030DC008, ("12.55.8",)),  # Arc A770
+    ("12.10.0", 0x03028000, ("12.10.0",)),  # DG1
+    ("12.4.0", 0x03010000, ("12.4.0",)),  # ADL-N
+    ("12.3.0", 0x0300C000, ("12.3.0",)),  # ADL-P / RPL-P
+    ("12.2.0", 0x03008000, ("12.2.0",)),  # ADL-S / RPL-S
+    ("12.1.0", 0x03004000, ("12.1.0",)),  # RKL
+    ("12.0.0", 0x03000000, ("12.0.0",)),  # TGL
+]
+
+
+@pytest.mark.parametrize("ip, raw", [(ip, raw) for ip, raw, _ in TABLE_0_0_3])
 def test_decode_ip(raw, ip):
     assert decode_ip(raw) == ip
     assert encode_ip(ip) == raw
@@ -70,7 +83,7 @@ def test_reserved_bits_are_ignored():
 
 
 def test_table_is_release_0_0_3():
-    assert len(DEVICE_TABLE) == 18
+    assert list(DEVICE_TABLE) == [ip for ip, _, _ in TABLE_0_0_3]
     assert list(DEVICE_TABLE)[:2] == ["30.1.0", "30.0.4"] and list(DEVICE_TABLE)[-1] == "12.0.0"
     assert "35.11.0" not in DEVICE_TABLE  # unreleased HEAD entries are not emulated
 
@@ -78,20 +91,7 @@ def test_table_is_release_0_0_3():
 # -- the digest's vectors: one device each (own IP, then compat) ----------------------------
 
 
-@pytest.mark.parametrize(
-    "device, expected",
-    [
-        ("12.56.5", ("12.56.5", "12.55.8")),  # Arc A380 / A310 / Flex 140
-        ("12.57.0", ("12.57.0", "12.55.8")),  # DG2-G12
-        ("12.55.8", ("12.55.8",)),  # Arc A770
-        ("12.60.7", ("12.60.7",)),  # Data Center GPU Max
-        ("12.71.4", ("12.71.4", "12.70.4")),  # Meteor Lake H
-        ("20.2.0", ("20.2.0", "20.1.0")),  # BMG-G31
-        ("20.4.4", ("20.4.4", "20.1.0")),  # Lunar Lake
-        ("30.1.0", ("30.1.0", "30.0.4")),  # PTL-U (0.0.3)
-        ("12.70.4", ("12.70.4",)),  # MTL-U / ARL-U / ARL-S
-    ],
-)
+@pytest.mark.parametrize("device, expected", [(ip, supported) for ip, _, supported in TABLE_0_0_3])
 def test_single_device(level_zero, device, expected):
     level_zero(ze_devices([device]))
     assert IntelProvider().supported_configs() == ips(*expected)
