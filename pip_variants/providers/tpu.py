@@ -39,8 +39,9 @@ _UNSET = "<unset>"
 
 
 def force_present(value: str) -> bool:
-    """``1``/``true``/``yes`` in any case → True; anything else, even empty → False."""
-    return value.strip().lower() in _TRUE_WORDS
+    """``1``/``true``/``yes`` in any case → True; anything else, even empty or
+    padded with spaces (``" yes"``) → False, as the plugin and uv read it."""
+    return value.lower() in _TRUE_WORDS
 
 
 def scan_pci_for_tpu(root: str = PCI_DEVICES) -> bool:

@@ -182,6 +182,15 @@ CASES = {
         ),
         {"TPU_VARIANT_PROVIDER_FORCE_PRESENT": "yes"},
     ),
+    # only the exact words count: padded, the value means absent to both
+    "tpu-padded-override": (
+        _meta(
+            ["tpu"],
+            {"tpu": TPU_PROVIDER},
+            {"tpu": {"tpu": {"present": ["true"]}}, "cpu": {"tpu": {"present": ["false"]}}},
+        ),
+        {"TPU_VARIANT_PROVIDER_FORCE_PRESENT": " yes"},
+    ),
 }
 
 

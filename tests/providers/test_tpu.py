@@ -76,13 +76,13 @@ def test_non_linux_is_false_without_scanning(mocker, tpu_host) -> None:
     scan.assert_not_called()
 
 
-@pytest.mark.parametrize("value", ["1", "true", "True", "TRUE", "yes", "YES", " yes "])
+@pytest.mark.parametrize("value", ["1", "true", "True", "TRUE", "yes", "YES"])
 def test_spec_9_force_present(monkeypatch, linux, cpu_host, value) -> None:
     monkeypatch.setenv(FORCE_PRESENT_ENV, value)
     assert cpu_host.supported_configs() == TRUE
 
 
-@pytest.mark.parametrize("value", ["no", "", "0", "false", "2", "y", "on"])
+@pytest.mark.parametrize("value", ["no", "", "0", "false", "2", "y", "on", " yes ", "true "])
 def test_spec_9_force_absent(monkeypatch, linux, tpu_host, value) -> None:
     monkeypatch.setenv(FORCE_PRESENT_ENV, value)
     assert tpu_host.supported_configs() == FALSE
