@@ -372,6 +372,23 @@ def test_several_sources_with_consistent_metadata_are_ranked_together(variant_ve
     assert_clean(stderr)
 
 
+def test_several_sources_are_ranked_together_when_the_resolver_backtracks(variant_venv, publish, index,
+                                                                        extra_index, dist):
+    """The same for an older release, settled only when the resolver backtracks
+    to it: ``other`` needs ``pkg<2``, found after ``pkg 2.0`` was taken."""
+    publish("pkg", "2.0", None)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"v4": {"simd": {"level": ["v4"]}}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {
+        "v3": {"simd": {"level": ["v3"]}},
+        "a": {"simd": {"level": ["v2"]}},
+    }), target=extra_index)
+    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["pkg<2"]))
+    _, report, stderr = pick(variant_venv, index, "pkg", "other", "--extra-index-url", extra_index.url)
+    chosen = sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"])
+    assert chosen == ["other-1.0-py3-none-any.whl", variant_file("v4")], stderr
+    assert_clean(stderr)
+
+
 def test_several_sources_with_conflicting_metadata_give_the_plain_wheel(variant_venv, publish, index, extra_index):
     """The same label means different builds on the two indexes: warn, install
     the non-variant wheel; ``--variant-strict`` makes it an error."""
