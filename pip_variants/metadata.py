@@ -589,9 +589,12 @@ def merge_metadata(parts: Sequence[VariantMetadata], source: str) -> VariantMeta
         if len(md.namespaces) > len(namespaces):
             namespaces = md.namespaces
         for label, props in md.variants.items():
-            if label in variants and variants[label] != props:
+            if (label in variants and variants[label] != props) or label in invalid:
                 raise InvalidVariantMetadata(source, f"{md.source}: label {label!r} has conflicting properties")
             variants[label] = props
+        for label in md.invalid_labels:
+            if label in variants:  # valid in one part, invalid in another: not the same variant
+                raise InvalidVariantMetadata(source, f"{md.source}: label {label!r} has conflicting properties")
         for ns, info in md.providers.items():
             if ns in providers and providers[ns] != info:
                 raise InvalidVariantMetadata(source, f"{md.source}: provider for {ns!r} conflicts")

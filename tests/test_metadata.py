@@ -307,8 +307,9 @@ def test_feature_and_value_priorities_of_a_0_1_1_file_are_ignored():
 
 
 def test_merge_refuses_different_priorities_for_the_same_namespace():
-    """IX-4: feature and value priorities may be added for a new namespace,
-    never changed for one already listed."""
+    """IX-4: priorities that differ for one namespace conflict. A part that
+    gives none for it takes the other's (leniency: a wheel's own variant.json
+    need not repeat them)."""
     a = parse_metadata(V003, "a")
     same = parse_metadata(json.loads(json.dumps(V003)), "b")
     assert merge_metadata([a, same], "dir").feature_priorities == a.feature_priorities
@@ -323,6 +324,16 @@ def test_merge_refuses_different_priorities_for_the_same_namespace():
     unlisted = json.loads(json.dumps(V003))
     del unlisted["default-priorities"]["property"]
     assert merge_metadata([parse_metadata(unlisted, "e"), a], "dir").property_priorities == a.property_priorities
+
+
+def test_merge_refuses_a_label_valid_in_one_part_and_invalid_in_another():
+    good = parse_metadata(V011, "a.whl")
+    doc = json.loads(json.dumps(V011))
+    doc["variants"] = {"fast": {"other": {"f": ["1"]}}}  # undeclared namespace: invalid there
+    bad = parse_metadata(doc, "b.whl")
+    for parts in ([good, bad], [bad, good]):
+        with pytest.raises(InvalidVariantMetadata, match="'fast' has conflicting properties"):
+            merge_metadata(parts, "dir")
 
 
 def test_write_020_round_trips():

@@ -142,6 +142,8 @@ class Outcome:
         self.forced_missing: Optional[VariantLabelNotFound] = None
         #: link URL -> why that one wheel is ignored (its variant.json is bad)
         self.dropped_links: Dict[str, str] = {}
+        #: another source of the release describes its variants otherwise (``problem`` says how)
+        self.conflict = False
 
     def rank(self, label: str) -> int:
         if self.selection is None:
@@ -240,8 +242,8 @@ class FinderContext:
     def known_outcome(self, source: str, canonical: str, version: str) -> Optional[Outcome]:
         return self._outcomes.get((source, canonical, version))
 
-    def outcomes_across_sources(self, project: str, version: str,
-                                groups: Mapping[str, Sequence[Any]]) -> Dict[str, Outcome]:
+    def outcomes_across_sources(self, project: str, version: str, groups: Mapping[str, Sequence[Any]],
+                                *, in_use: bool = True) -> Dict[str, Outcome]:
         """The outcome of each source (listing URL -> its labelled candidates)
         of one release, reconciled where several sources have variants that fit.
 
@@ -251,38 +253,47 @@ class FinderContext:
         wheel. Where several do, their metadata are merged under the rules a
         release's own files obey (IX-3/IX-4) and one ranking over all their
         labels replaces each source's own: ranks of separate rankings cannot be
-        compared. Metadata that conflict give a warning and the non-variant
-        wheels (H4 says so); ``--variant-strict`` makes that an error
-        (WHEEL-VARIANTS App. B 7).
+        compared. Where they conflict, the release's variant wheels are ignored
+        (the caller reports why) and its non-variant wheels remain; with
+        ``--variant-strict`` that is an error once the release is ``in_use``
+        (not merely looked at for ``--variant`` or ``explain``; WHEEL-VARIANTS
+        App. B 7).
         """
         outcomes = {source: self.outcome(project, version, source, cands) for source, cands in groups.items()}
-        if len(outcomes) < 2:
-            return outcomes
+        if len(outcomes) > 1:
+            self._reconcile(project, version, groups, outcomes)
+            if in_use:
+                for out in outcomes.values():
+                    if out.conflict and self.engine.settings.support.strict:
+                        from .errors import VariantInstallationError
+
+                        raise VariantInstallationError(
+                            f"pip-variants: {out.problem}; use one index or find-links source for "
+                            f"{project} (--variant-strict makes this an error)"
+                        )
+        return outcomes
+
+    def _reconcile(self, project: str, version: str, groups: Mapping[str, Sequence[Any]],
+                   outcomes: Dict[str, Outcome]) -> None:
+        # A source has variants that fit only if it has a selection, hence metadata.
         fitting = [source for source, cands in groups.items()
-                   if outcomes[source].metadata is not None
-                   and any(outcomes[source].fits(cand.link) for cand in cands)]
+                   if any(outcomes[source].fits(cand.link) for cand in cands)]
         if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
-            return outcomes  # one source with variants that fit, or reconciled before
+            return  # one source with variants that fit, or reconciled before
         from pip_variants.engine import VariantLabelNotFound
-        from pip_variants.metadata import InvalidVariantMetadata, merge_metadata
+        from pip_variants.metadata import InvalidVariantMetadata, VariantMetadata, merge_metadata
 
         shown = ", ".join(redact(s) for s in fitting)
         try:
-            parts = [md for md in (outcomes[s].metadata for s in fitting) if md is not None]
+            parts: List[VariantMetadata] = [outcomes[s].metadata for s in fitting]  # type: ignore[misc]
             merged = merge_metadata(parts, f"{project} {version} from {shown}")
         except InvalidVariantMetadata as exc:
             problem = f"the variant metadata of {project} {version} on {shown} do not agree ({exc.message})"
-            if self.engine.settings.support.strict:
-                from .errors import VariantInstallationError
-
-                raise VariantInstallationError(
-                    f"pip-variants: {problem}; use one index or find-links source for {project} "
-                    f"(--variant-strict makes this an error)"
-                ) from None
             for source in fitting:
                 outcomes[source].selection = None
                 outcomes[source].problem = problem
-            return outcomes
+                outcomes[source].conflict = True
+            return
         labels: List[str] = []
         for source in fitting:
             dropped = outcomes[source].dropped_links
@@ -292,11 +303,11 @@ class FinderContext:
                     labels.append(label)
         try:
             selection = self.engine.select(project, version, merged, labels)
-        except VariantLabelNotFound:  # each source's own answer already says so
-            return outcomes
+        except VariantLabelNotFound:
+            # --variant names a label of none of them: each source's own answer says so.
+            return
         for source in fitting:
             outcomes[source].selection = selection
-        return outcomes
 
     def _compute(self, project: str, version: str, key: Tuple[str, str, str], candidates: Sequence[Any]) -> Outcome:
         # Absolute imports in the per-release paths: see filename_module.

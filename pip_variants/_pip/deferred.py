@@ -49,6 +49,9 @@ class Deferred:
         if len(groups) > 1:
             fctx.prefetch(ctx.project, [(self.version, source) for source in groups])
         outcomes = fctx.outcomes_across_sources(ctx.project, self.version, groups)
+        for problem in dict.fromkeys(out.problem for out in outcomes.values() if out.conflict):
+            # H4 says why a release it settles has no variant; for this one nobody else would.
+            messages.warn_once(f"pip-variants: {problem}; ignoring its variant wheels")
         keep = []
         for cand in self.candidates:
             if label_of(cand.link) is None:

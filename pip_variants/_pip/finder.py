@@ -182,6 +182,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         if label_of(cand.link) is not None:
             groups.setdefault(release_of(cand), []).append(cand)
     forced = fctx.forced.get(ctx.canonical)
+    newest = release_of(result[-1])[0]
     outcomes: Dict[Tuple[str, str], Outcome] = {}
     deferred: List[str] = []
     if forced is None and not os.environ.get("PIP_VARIANTS_EXPLAIN_FILE"):
@@ -189,13 +190,16 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     else:
         if len(groups) > 1:
             fctx.prefetch(ctx.project, list(reversed(list(groups))))
-        for version in dict.fromkeys(key[0] for key in groups):
-            _settle_version(ctx, version, groups, outcomes)
+        by_version: Dict[str, List[Tuple[str, str]]] = {}
+        for key in groups:
+            by_version.setdefault(key[0], []).append(key)
+        for version, keys in by_version.items():
+            # Every version is settled here; only the newest is the one pip takes.
+            _settle_version(ctx, version, keys, groups, outcomes, in_use=version == newest)
 
     def outcome_of(cand: Any) -> Outcome:
         return outcomes[release_of(cand)]
 
-    newest = release_of(result[-1])[0]
     if forced is None:
         keep = []
         for cand in result:
@@ -235,17 +239,19 @@ def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tupl
         keys = [key for key in groups if key[0] == version]
         if len(keys) > 1:
             fctx.prefetch(ctx.project, keys)
-        _settle_version(ctx, version, groups, outcomes)
+        _settle_version(ctx, version, keys, groups, outcomes)
         if any(_fits(ctx, cand, outcomes) for cand in result if release_of(cand)[0] == version):
             return [v for v in versions[n + 1:] if any(key[0] == v for key in groups)]
     return []
 
 
-def _settle_version(ctx: EvaluatorContext, version: str, groups: Dict[Tuple[str, str], List[Any]],
-                    outcomes: Dict[Tuple[str, str], Outcome]) -> None:
-    """Fill ``outcomes`` for every source of one version (reconciled across sources)."""
-    by_source = {key[1]: cands for key, cands in groups.items() if key[0] == version}
-    for source, out in ctx.finder.outcomes_across_sources(ctx.project, version, by_source).items():
+def _settle_version(ctx: EvaluatorContext, version: str, keys: List[Tuple[str, str]],
+                    groups: Dict[Tuple[str, str], List[Any]], outcomes: Dict[Tuple[str, str], Outcome],
+                    *, in_use: bool = True) -> None:
+    """Fill ``outcomes`` for the sources (``keys``) of one version, reconciled across them."""
+    by_source = {key[1]: groups[key] for key in keys}
+    for source, out in ctx.finder.outcomes_across_sources(ctx.project, version, by_source,
+                                                          in_use=in_use).items():
         outcomes[(version, source)] = out
 
 
@@ -316,7 +322,7 @@ def _apply_forced(
             elif out.problem:
                 problems.append(out.problem)
         error = VariantLabelNotFound(ctx.project, newest, forced, available)
-        extra = f" ({'; '.join(problems)})" if problems else ""
+        extra = f" ({'; '.join(dict.fromkeys(problems))})" if problems else ""
         raise VariantInstallationError(f"{error}{extra}")
     best = str(max(keep, key=lambda c: c.version).version)
     if best != newest:

@@ -289,11 +289,11 @@ def parse_forced_rocm_version(text: str) -> str:
     major and minor parts have to be numbers."""
     raw = text.strip()
     parts = raw.split(".")
-    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[:2]) or not parts[-1]:
+    if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() for p in parts[:2]) or not parts[-1]:
         raise ProviderError(
             NAMESPACE,
             f"{FORCE_ROCM_ENV}={text!r} is not a ROCm version; use MAJOR.MINOR or "
-            "MAJOR.MINOR.PATCH (e.g. 6.4 or 6.4.1)",
+            "MAJOR.MINOR.PATCH (e.g. 6.4, 6.4.1 or 6.4.1-120)",
         )
     return f"{int(parts[0])}.{int(parts[1])}"
 

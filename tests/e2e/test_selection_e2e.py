@@ -389,6 +389,19 @@ def test_several_sources_are_ranked_together_when_the_resolver_backtracks(varian
     assert_clean(stderr)
 
 
+def test_several_sources_that_conflict_when_the_resolver_backtracks_say_so(variant_venv, publish, index,
+                                                                            extra_index, dist):
+    publish("pkg", "2.0", None)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v3"]}}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v2"]}}}), target=extra_index)
+    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["pkg<2"]))
+    _, report, stderr = pick(variant_venv, index, "pkg", "other", "--extra-index-url", extra_index.url)
+    chosen = sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"])
+    assert chosen == ["other-1.0-py3-none-any.whl", PLAIN], stderr
+    assert "do not agree" in stderr and "ignoring its variant wheels" in stderr, stderr
+    assert_clean(stderr)
+
+
 def test_several_sources_with_conflicting_metadata_give_the_plain_wheel(variant_venv, publish, index, extra_index):
     """The same label means different builds on the two indexes: warn, install
     the non-variant wheel; ``--variant-strict`` makes it an error."""

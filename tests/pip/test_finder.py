@@ -221,3 +221,72 @@ def test_release_of_is_worked_out_once_per_candidate():
     other = SimpleNamespace(version="2.0", link=link)
     ctx._releases[id(other)] = (cand, ("1.0", "stale"))
     assert ctx.release_of(other) == ("2.0", "https://example.test/simple/pkg/")
+
+
+# -- one release on several sources (WHEEL-VARIANTS §3.5, App. B 7) -------------------------
+
+_LEVELS = {"fake": {"static-properties": {"level": ["v3", "v2", "v1"]}}}
+
+
+def _source(root, name, variants, version="1.0", plain=True):
+    from support.wheels import build_release, variants_json
+
+    folder = root / name
+    folder.mkdir(exist_ok=True)
+    data = variants_json("pkg", version, namespaces=["fake"], providers=_LEVELS, variants=variants)
+    build_release(folder, "pkg", version, data, plain=plain)
+    return str(folder)
+
+
+def _level(value):
+    return {"fake": {"level": [value]}}
+
+
+def test_several_sources_that_agree_are_ranked_as_one(patched, tmp_path):
+    a = _source(tmp_path, "a", {"a3": _level("v3")}, plain=False)
+    b = _source(tmp_path, "b", {"b2": _level("v2"), "b1": _level("v1")})
+    finder = variant_finder([b, a])
+    assert applicable_filenames(finder) == [
+        "pkg-1.0-py3-none-any.whl",
+        "pkg-1.0-py3-none-any-b1.whl",
+        "pkg-1.0-py3-none-any-b2.whl",
+        "pkg-1.0-py3-none-any-a3.whl",
+    ]
+    # asked again (pip asks per requirement): the same answer, reconciled once
+    assert best_filename(finder) == "pkg-1.0-py3-none-any-a3.whl"
+
+
+def test_several_sources_that_conflict_leave_the_plain_wheel(patched, tmp_path):
+    a = _source(tmp_path, "a", {"x": _level("v3")}, plain=False)
+    b = _source(tmp_path, "b", {"x": _level("v2")})
+    assert applicable_filenames(variant_finder([b, a])) == ["pkg-1.0-py3-none-any.whl"]
+
+
+def test_a_label_invalid_on_one_source_and_valid_on_another_is_a_conflict(patched, tmp_path):
+    a = _source(tmp_path, "a", {"y": _level("v1"), "x": {"other": {"f": ["v"]}}}, plain=False)
+    b = _source(tmp_path, "b", {"x": _level("v3")})
+    assert applicable_filenames(variant_finder([b, a])) == ["pkg-1.0-py3-none-any.whl"]
+
+
+def test_strict_conflict_is_an_error_for_the_release_pip_takes(patched, tmp_path):
+    from pip_variants._pip.errors import VariantInstallationError
+
+    a = _source(tmp_path, "a", {"x": _level("v3")}, plain=False)
+    b = _source(tmp_path, "b", {"x": _level("v2")})
+    with pytest.raises(VariantInstallationError, match="do not agree.*--variant-strict"):
+        variant_finder([b, a], pip_variants_strict=True).find_best_candidate("pkg")
+
+
+@pytest.mark.parametrize("mode", ["forced", "explain"])
+def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monkeypatch, mode):
+    """--variant and explain settle every release; a conflict in one pip does
+    not take is reported there, not fatal."""
+    a = _source(tmp_path, "a", {"x": _level("v3")}, version="2.0")
+    _source(tmp_path, "a", {"x": _level("v3")}, plain=False)
+    b = _source(tmp_path, "b", {"x": _level("v2")})
+    opts = {"pip_variants_strict": True}
+    if mode == "forced":
+        opts["pip_variants_variant"] = ["pkg=x"]
+    else:
+        monkeypatch.setenv("PIP_VARIANTS_EXPLAIN_FILE", str(tmp_path / "explain.jsonl"))
+    assert best_filename(variant_finder([b, a], **opts)) == "pkg-2.0-py3-none-any-x.whl"

@@ -97,7 +97,7 @@ def test_forced_rocm_version_two_or_three_parts(value, expected):
     assert parse_forced_rocm_version(value) == expected
 
 
-@pytest.mark.parametrize("value", ["six", "6", "6.4.1.2", "6.x", "v6.4", "6.x.0", "6.4."])
+@pytest.mark.parametrize("value", ["six", "6", "6.4.1.2", "6.x", "v6.4", "6.x.0", "6.4.", "6.\u00b2"])
 def test_bad_forced_rocm_version_is_one_clear_error(tmp_path, monkeypatch, value):
     monkeypatch.setenv(FORCE_ROCM_ENV, value)
     with pytest.raises(ProviderError) as info:
