@@ -281,7 +281,7 @@ class FinderContext:
         if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
             return  # one source with variants that fit, or reconciled before
         from pip_variants.engine import VariantLabelNotFound
-        from pip_variants.metadata import InvalidVariantMetadata, VariantMetadata, merge_metadata
+        from pip_variants.metadata import InvalidVariantMetadata, merge_metadata
 
         shown = ", ".join(redact(s) for s in fitting)
         try:
