@@ -16,6 +16,7 @@ import os
 import pytest
 
 from support.index import LocalIndex
+from support.pips import newest_pip_only
 from support.venvs import pick, run_pip, run_python
 from support.wheels import (
     FICTIONAL_PROVIDER,
@@ -372,36 +373,48 @@ def test_several_sources_with_consistent_metadata_are_ranked_together(variant_ve
     assert_clean(stderr)
 
 
+def _install_after_backtracking(venv, publish, index, extra_index, dist, on_index, on_extra):
+    """pkg 1.0 from both indexes, reached only when the resolver backtracks:
+    ``other`` needs ``pkg<2``, found after ``pkg 2.0`` (plain) was taken.
+    Returns the file names installed and pip's stderr."""
+    publish("pkg", "2.0", None)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, on_index), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, on_extra), target=extra_index)
+    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["pkg<2"]))
+    _, report, stderr = pick(venv, index, "pkg", "other", "--extra-index-url", extra_index.url)
+    return sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"]), stderr
+
+
 def test_several_sources_are_ranked_together_when_the_resolver_backtracks(variant_venv, publish, index,
                                                                         extra_index, dist):
-    """The same for an older release, settled only when the resolver backtracks
-    to it: ``other`` needs ``pkg<2``, found after ``pkg 2.0`` was taken."""
-    publish("pkg", "2.0", None)
-    publish("pkg", "1.0", meta(["simd"], LEVELS, {"v4": {"simd": {"level": ["v4"]}}}), plain=False)
-    publish("pkg", "1.0", meta(["simd"], LEVELS, {
-        "v3": {"simd": {"level": ["v3"]}},
-        "a": {"simd": {"level": ["v2"]}},
-    }), target=extra_index)
-    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["pkg<2"]))
-    _, report, stderr = pick(variant_venv, index, "pkg", "other", "--extra-index-url", extra_index.url)
-    chosen = sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"])
+    """The same for an older release, settled by the deferred path."""
+    chosen, stderr = _install_after_backtracking(
+        variant_venv, publish, index, extra_index, dist,
+        {"v4": {"simd": {"level": ["v4"]}}},
+        {"v3": {"simd": {"level": ["v3"]}}, "a": {"simd": {"level": ["v2"]}}},
+    )
     assert chosen == ["other-1.0-py3-none-any.whl", variant_file("v4")], stderr
     assert_clean(stderr)
 
 
+_same_path_on_every_pip = newest_pip_only(
+    "the same hooks as the tests above, which run on every pip: newest pip env only"
+)
+
+
+@_same_path_on_every_pip
 def test_several_sources_that_conflict_when_the_resolver_backtracks_say_so(variant_venv, publish, index,
                                                                             extra_index, dist):
-    publish("pkg", "2.0", None)
-    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v3"]}}}), plain=False)
-    publish("pkg", "1.0", meta(["simd"], LEVELS, {"fast": {"simd": {"level": ["v2"]}}}), target=extra_index)
-    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["pkg<2"]))
-    _, report, stderr = pick(variant_venv, index, "pkg", "other", "--extra-index-url", extra_index.url)
-    chosen = sorted(item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"])
+    chosen, stderr = _install_after_backtracking(
+        variant_venv, publish, index, extra_index, dist,
+        {"fast": {"simd": {"level": ["v3"]}}}, {"fast": {"simd": {"level": ["v2"]}}},
+    )
     assert chosen == ["other-1.0-py3-none-any.whl", PLAIN], stderr
     assert "do not agree" in stderr and "ignoring its variant wheels" in stderr, stderr
     assert_clean(stderr)
 
 
+@_same_path_on_every_pip
 def test_several_sources_with_conflicting_metadata_give_the_plain_wheel(variant_venv, publish, index, extra_index):
     """The same label means different builds on the two indexes: warn, install
     the non-variant wheel; ``--variant-strict`` makes it an error."""
@@ -419,6 +432,7 @@ def test_several_sources_with_conflicting_metadata_give_the_plain_wheel(variant_
     assert_clean(stderr)
 
 
+@_same_path_on_every_pip
 def test_several_sources_one_with_variants_that_fit(variant_venv, publish, index, extra_index):
     """Only one source has a build this machine supports: its ranking stands,
     whatever the other source's metadata say."""
