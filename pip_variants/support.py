@@ -184,8 +184,7 @@ class _PluginProvider:
                              timeout=self._timeout)[self._api]
         if isinstance(result, ProviderError):
             # Name the package too: it is what the user installed or allowed.
-            version = self._version if self._version[:1] in "<>=!~" else f" {self._version}"
-            package = self.packages[0] + ("" if version == " *" else version)
+            package = self.packages[0] if self._version == "*" else f"{self.packages[0]} {self._version}"
             raise ProviderError(f"{self._api} (package {package})", result.message)
         # A PEP 817 plugin may still carry a ``namespace`` attribute; the
         # metadata key names the namespace, whatever it says (PV-12).
