@@ -100,7 +100,7 @@ def _pair(a: Tuple[List[str], Dict[str, str]], b: Tuple[List[str], Dict[str, str
             statistics.median(cpu_a), statistics.median(cpu_b))
 
 
-def _instructions(cmd: Sequence[str], env: Dict[str, str]) -> int:
+def instructions(cmd: Sequence[str], env: Dict[str, str]) -> int:
     """Instructions the command executes (cachegrind's ``I refs``), children included."""
     env = dict(env, PYTHONHASHSEED="0")
     proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes",
@@ -180,7 +180,7 @@ def main() -> int:
                     for py in (py_with, py_without):
                         if before is not None:
                             before()
-                        pair.append(_instructions([py, *cmd], env))
+                        pair.append(instructions([py, *cmd], env))
                     counted.append((name, *pair))
 
         version = subprocess.run([py_with, "-m", "pip", "--version"], capture_output=True, text=True).stdout.split()[1]

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_tree.py [--pip 26.3] [--rounds 3] [--delays 0,40]
                                     [--caches cold,warm] [--venvs DIR] [--deps 15] [--versions 1]
+                                    [--instructions]
 
 The tree: ``torch`` (a variant release: cu126, cu128, null and a plain wheel,
 plus ``torch-2.9.0-variants.json``) depending on ``--deps`` variant releases
@@ -27,7 +28,8 @@ pip caches plain-http responses only for trusted hosts. The request counts
 are per run, by kind (page / json / metadata / wheel) and status.
 
 The "cpu" columns (user + system time of pip) are steadier than wall time on a
-busy machine. A script, not a test: timings depend on the machine.
+busy machine; ``--instructions`` adds one run of each kind per case under
+cachegrind (``PYTHONHASHSEED=0``), steadier still. A script, not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from support.venvs import build_project_wheel, create_venv, scrubbed_env  # noqa: E402
 from support.wheels import NVIDIA_PROVIDER, build_release, variants_json  # noqa: E402
+
+from bench_pip import instructions  # noqa: E402  (this folder is sys.path[0])
 
 FAKE_GPU = {
     "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
@@ -266,7 +270,12 @@ def main() -> int:
     parser.add_argument("--deps", type=int, default=15)
     parser.add_argument("--versions", type=int, default=1, help="releases per project (default 1)")
     parser.add_argument("--venvs", default=None, help="reuse/keep the two venvs in this directory")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions (cachegrind, one more run of each kind per case; "
+                             "needs valgrind): steadier than time on a busy machine")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind on PATH")
 
     work = Path(tempfile.mkdtemp(prefix="pv-tree-"))
     venv_dir = Path(args.venvs) if args.venvs else work
@@ -308,22 +317,32 @@ def main() -> int:
                         times[kind].append(t)
                         cpu[kind].append(u)
                         counts[kind] = c
+                irs: Dict[str, int] = {}
+                for kind in kinds if args.instructions else ():
+                    shutil.rmtree(target, ignore_errors=True)
+                    if cache == "cold":
+                        shutil.rmtree(envs[kind]["PIP_CACHE_DIR"], ignore_errors=True)
+                    irs[kind] = instructions(command(kind), envs[kind])
                 results.append((cache, delay, {k: statistics.median(v) for k, v in times.items()},
-                                {k: statistics.median(v) for k, v in cpu.items()}, counts))
+                                {k: statistics.median(v) for k, v in cpu.items()}, counts, irs))
         server.shutdown()
 
         version = subprocess.run([py["with"], "-m", "pip", "--version"], capture_output=True,
                                  text=True).stdout.split()[1]
         print(f"pip {version}, torch + {args.deps} variant deps, {args.versions} release(s) each, "
               f"{args.rounds} rounds, medians")
-        print(f"{'case':12} {'kind':9} {'wall':>7} {'ratio':>6} {'cpu':>7} {'ratio':>6}  requests")
-        for cache, delay, med, mcpu, counts in results:
-            ref, cref = med.get("stock"), mcpu.get("stock")
+        ir_head = f" {'instr':>8} {'ratio':>6}" if args.instructions else ""
+        print(f"{'case':12} {'kind':9} {'wall':>7} {'ratio':>6} {'cpu':>7} {'ratio':>6}{ir_head}  requests")
+        for cache, delay, med, mcpu, counts, irs in results:
+            ref, cref, iref = med.get("stock"), mcpu.get("stock"), irs.get("stock")
             for kind in kinds:
                 ratio = f"{med[kind] / ref:6.3f}" if ref else "     -"
                 cratio = f"{mcpu[kind] / cref:6.3f}" if cref else "     -"
+                ir = ""
+                if kind in irs:
+                    ir = f" {irs[kind] / 1e6:7.0f}M " + (f"{irs[kind] / iref:6.3f}" if iref else "     -")
                 print(f"{cache + ' ' + str(int(delay)) + 'ms':12} {kind:9} {med[kind]:6.2f}s {ratio} "
-                      f"{mcpu[kind]:6.2f}s {cratio}  {_fmt(counts[kind])}")
+                      f"{mcpu[kind]:6.2f}s {cratio}{ir}  {_fmt(counts[kind])}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
