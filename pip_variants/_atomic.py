@@ -9,10 +9,11 @@ read while it runs: the start-up shim, the variants.json cache, wheels.
 from __future__ import annotations
 
 import os
+import stat
 from contextlib import contextmanager
 from typing import Iterator, Union
 
-__all__ = ["replacing"]
+__all__ = ["replacing", "write_file"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -33,3 +34,26 @@ def replacing(tmp: PathLike, dest: PathLike) -> Iterator[None]:
         except OSError:
             pass
         raise
+
+
+def write_file(dest: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``dest`` as a user naming an output file means it.
+
+    A symbolic link is followed: its target is replaced, the link stays. A
+    FIFO, a device (``/dev/stdout``, ``/dev/full``) or any other file that is
+    not a regular one is written to directly, never replaced by a regular
+    file. A regular file (or a new one) is replaced atomically.
+    """
+    real = os.path.realpath(os.fspath(dest))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode):
+        with open(real, "wb") as f:
+            f.write(data)
+        return
+    folder, name = os.path.split(real)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with replacing(tmp, real), open(tmp, "wb") as f:
+        f.write(data)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any, Dict, Mapping, Tuple
 
+from .._atomic import write_file
 from . import CLIError, add_subcommand, print_json
 from .platform import NamespaceReport, PlatformReport, format_table, gather_platform
 
@@ -24,14 +24,6 @@ def export_profile(*, use_cache: bool = True, plugins: bool = True) -> Tuple[Dic
     report = gather_platform(use_cache=use_cache, plugins=plugins)
     namespaces = {r.namespace: dict(r.features) for r in report.namespaces if not r.error}
     return make_profile(namespaces), report
-
-
-def _write_atomic(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -52,7 +44,7 @@ def _export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     try:
-        _write_atomic(args.output, text)
+        write_file(args.output, text.encode("utf-8"))
     except OSError as exc:
         raise CLIError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     if args.json:

@@ -90,3 +90,14 @@ def test_profile_without_action_is_usage(run_cli):
     proc = run_cli("profile")
     assert proc.returncode == 2
     assert "export" in proc.stdout and "show" in proc.stdout
+
+
+def test_export_through_a_symlink_keeps_the_link(run_cli, tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    proc = run_cli("profile", "export", "-o", str(link), env=H100)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["profile-version"] == PROFILE_VERSION
