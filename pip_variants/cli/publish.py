@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
@@ -20,6 +21,8 @@ def _make_variant(args: argparse.Namespace) -> int:
     wheel = Path(args.wheel)
     if not wheel.is_file():
         raise CLIError(f"{wheel}: no such wheel file")
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise CLIError(f"{args.output}: not a directory (-o names the folder to write the variant wheel in)")
     namespaces = [ns.strip() for item in (args.namespaces or []) for ns in item.split(",") if ns.strip()]
     notes: List[str] = []
     dest = make_variant(
@@ -58,6 +61,8 @@ def _index(args: argparse.Namespace) -> int:
     report = build_index(args.directory, check=args.check)
     for line in report.skipped:
         sys.stderr.write(f"pip-variants: warning: skipped {line}\n")
+    if not report.releases:
+        sys.stderr.write(f"pip-variants: warning: no wheel (*.whl) in {args.directory}\n")
     releases: List[Dict[str, Any]] = []
     for rel in report.releases:
         releases.append({
@@ -85,7 +90,7 @@ def _index(args: argparse.Namespace) -> int:
                 lines += f"; {row['variants_json']}"
             sys.stdout.write(lines + "\n")
         if args.check:
-            if report.ok:
+            if report.ok and report.releases:
                 sys.stdout.write("check passed: the wheels agree with each other and with their variants.json\n")
         else:
             simple = Path(args.directory) / "simple"
@@ -98,7 +103,8 @@ def _index(args: argparse.Namespace) -> int:
             )
     for problem in report.problems:
         sys.stderr.write(f"pip-variants: error: {problem}\n")
-    return 0 if report.ok else 1
+    # Checking an empty folder proves nothing: most likely the wrong folder.
+    return 0 if report.ok and (report.releases or not args.check) else 1
 
 
 _MAKE_EXAMPLES = """\

@@ -273,6 +273,17 @@ def test_cli_make_variant_and_index(run_cli, plain, tmp_path):
     missing = run_cli("make-variant", str(tmp_path / "nope.whl"), "--label", "a", "-o", str(dist))
     assert missing.returncode == 1 and "no such wheel file" in missing.stderr
     assert run_cli("make-variant", str(plain)).returncode == 2
+    not_dir = run_cli("make-variant", str(plain), "--null", "-o", str(plain))
+    assert not_dir.returncode == 1
+    assert not_dir.stderr.strip() == f"pip-variants: error: {plain}: not a directory (-o names the folder to write the variant wheel in)"
+
+
+def test_cli_index_of_a_folder_without_wheels(run_cli, tmp_path):
+    proc = run_cli("index", str(tmp_path))
+    assert proc.returncode == 0
+    assert f"pip-variants: warning: no wheel (*.whl) in {tmp_path}" in proc.stderr
+    check = run_cli("index", str(tmp_path), "--check")
+    assert check.returncode == 1 and "check passed" not in check.stdout
 
 
 def test_make_variant_copies_members_compressed_with_normal_permissions(tmp_path):
