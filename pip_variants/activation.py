@@ -392,7 +392,7 @@ def shim_report(prefix: Optional[str] = None) -> ShimReport:
     """Where the active shim lives, whether it is inherited, and half-removed states."""
     shims = find_shims(prefix)
     active = active_shim(prefix)
-    others = [str(p) for s in shims if s is not active for p in s.files]
+    others = [str(p) for s in shims if active is None or s.site != active.site for p in s.files]
     if active is not None:
         return ShimReport(True, str(active.site), active.kind, active.inherited,
                           [str(p) for p in active.files], others, writable=active.writable)

@@ -197,6 +197,16 @@ def test_deactivate_then_activate_round_trips(sites, monkeypatch, where):
         assert (sites[where] / name).read_bytes() == (REPO / "sitecustomize_shim" / name).read_bytes()
 
 
+def test_report_others_lists_only_shims_that_do_not_run_first(sites):
+    _install_shim(sites["venv"])
+    report = activation.shim_report()
+    assert report.site == str(sites["venv"]) and report.others == []
+    _install_shim(sites["base"])
+    report = activation.shim_report()
+    assert report.site == str(sites["venv"])
+    assert sorted(report.others) == sorted(str(sites["base"] / n) for n in SHIM_FILES)
+
+
 def test_deactivate_removes_every_shim_that_runs(sites, monkeypatch):
     _installed_in(sites["base"], monkeypatch)
     _install_shim(sites["user"])
