@@ -172,7 +172,7 @@ _EXAMPLES = """\
   pip-variants explain "torch==2.9.*" --index-url https://download.pytorch.org/whl/variant/
   pip-variants explain demo --no-index --find-links wheelhouse/
   pip-variants explain torch --variant-profile gpu-node.json     # as the GPU node would choose
-  pip-variants explain torch --variant torch=cpu --json
+  pip-variants explain torch --variant torch=null --json
   # as a T4 would choose:
   NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=7.5 pip-variants explain torch"""
 
