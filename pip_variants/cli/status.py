@@ -226,6 +226,17 @@ def installed_variants_summary() -> Dict[str, Any]:
     return {"count": len(report.results), "not_fitting": len(report.not_fitting), "error": None}
 
 
+_TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")  # pip's strtobool
+
+
+def _off_by_config(config: Mapping[str, str]) -> List[str]:
+    """The pip config keys (``install.no-variants``, ``global.no-variants``)
+    that switch variants off: pip stays variant-aware, but those commands
+    install plain wheels."""
+    return [k for k, v in config.items() if k.split(".", 1)[-1] == "no-variants"
+            and v.strip().lower() in _TRUE_WORDS]
+
+
 def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
     from .. import __version__
 
@@ -249,6 +260,7 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
         "shim_error": active_error,
         "shim": shim_where,
         "variants_enabled": not kill_switch(),
+        "variants_off_by_config": _off_by_config(config),
         "pip": {
             "version": pip_version,
             "supported": pip_supported(pip_version) if pip_version else False,
@@ -280,7 +292,13 @@ def format_status(st: Mapping[str, Any]) -> str:
             verdict = ("newer than the tested range and changed where pip-variants hooks in: pip stays "
                        f"stock ({'; '.join(untested.get('problems') or [])})")
         lines.append(f"pip:       {pip['version']} ({verdict}; tested range {pip['supported_range']})")
-    if st["variants_enabled"]:
+    off_keys = st.get("variants_off_by_config") or []
+    if st["variants_enabled"] and off_keys:
+        where = ", ".join(f"{k} = {st['pip_config'].get(k, 'true')}" for k in off_keys)
+        commands = sorted({k.split(".", 1)[0] for k in off_keys})
+        scope = "every pip command" if "global" in commands else "pip " + ", ".join(commands)
+        lines.append(f"variants:  off for {scope} (pip config {where}): plain wheels only")
+    elif st["variants_enabled"]:
         lines.append("variants:  on")
     else:
         lines.append(f"variants:  OFF (PIP_NO_VARIANTS={os.environ.get('PIP_NO_VARIANTS', '')}): pip is left stock")

@@ -58,6 +58,18 @@ def test_kill_switch_and_pip_conf_keys_show(run_cli, tmp_path):
     assert st["pip_config"] == {"install.no-variants": "true", "install.variant": "torch=cpu"}
 
 
+def test_no_variants_in_pip_conf_shows_as_off(run_cli, tmp_path):
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[install]\nno-variants = yes\n")
+    proc = run_cli("status", env={"PIP_CONFIG_FILE": str(conf)})
+    assert proc.returncode == 0, proc.stderr
+    assert "variants:  off for pip install (pip config install.no-variants = yes): plain wheels only" in proc.stdout
+    st = json.loads(run_cli("status", "--json", env={"PIP_CONFIG_FILE": str(conf)}).stdout)
+    assert st["variants_enabled"] is True and st["variants_off_by_config"] == ["install.no-variants"]
+    conf.write_text("[install]\nno-variants = false\n")
+    assert "variants:  on" in run_cli("status", env={"PIP_CONFIG_FILE": str(conf)}).stdout
+
+
 def test_human_output(run_cli):
     proc = run_cli("status", "--no-pip-config", env={"NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"})
     assert proc.returncode == 0, proc.stderr
