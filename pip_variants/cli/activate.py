@@ -31,6 +31,30 @@ def _paths(result: Any) -> list:
     return []
 
 
+def _python_of(prefix: str) -> Optional[str]:
+    for rel in (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"), ("python.exe",)):
+        exe = os.path.join(prefix, *rel)
+        if os.path.isfile(exe):
+            return exe
+    return None
+
+
+def _has_pip_variants(activation: Any, prefix: str) -> bool:
+    """Can the environment at ``prefix`` import pip_variants (what its shim hands over to)?
+    Asked of its own Python where there is one: it may inherit a base installation's."""
+    python = _python_of(prefix)
+    if python is None:
+        return (activation.site_packages(prefix) / "pip_variants" / "__init__.py").is_file()
+    import subprocess
+
+    try:
+        proc = subprocess.run([python, "-c", "import pip_variants"], capture_output=True, timeout=60,
+                              stdin=subprocess.DEVNULL, env=dict(os.environ, PIP_NO_VARIANTS="1"))
+    except (OSError, subprocess.SubprocessError):
+        return True  # cannot tell: do not turn a working activation into an error
+    return proc.returncode == 0
+
+
 def _verb(action: str) -> str:
     return "wrote" if action == "activate" else "removed"
 
@@ -53,6 +77,16 @@ def _do(args: argparse.Namespace, action: str) -> int:
     report = activation.shim_report(prefix=prefix)
     active = report.active
     where = prefix or sys.prefix
+    if action == "activate" and prefix is not None and active and not _has_pip_variants(activation, prefix):
+        if not args.json:
+            for path in _paths(result):
+                sys.stdout.write(f"{_verb(action)} {path}\n")
+        python = _python_of(prefix)
+        install = f"{python} -m pip install pip-variants" if python else "install pip-variants there"
+        raise CLIError(
+            f"pip-variants is not installed in {prefix}: the start-up shim is in place, but pip there "
+            f"stays stock until it is; to fix: {install}"
+        )
     if args.json:
         print_json({"prefix": where, "active": bool(active), "files": _paths(result),
                     "shim": {"site": report.site, "kind": report.kind, "inherited": report.inherited,

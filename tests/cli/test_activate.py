@@ -11,6 +11,8 @@ def test_activate_and_deactivate_a_prefix(run_cli, tmp_path):
     prefix = tmp_path / "env"
     site = activation.site_packages(str(prefix))
     site.mkdir(parents=True)
+    (site / "pip_variants").mkdir()
+    (site / "pip_variants" / "__init__.py").write_text("")  # installed there, as far as the shim needs
     proc = run_cli("activate", "--prefix", str(prefix))
     assert proc.returncode == 0, proc.stderr
     assert f"pip-variants is now active in {prefix}" in proc.stdout
@@ -20,6 +22,19 @@ def test_activate_and_deactivate_a_prefix(run_cli, tmp_path):
     data = json.loads(proc.stdout)
     assert data["active"] is False and len(data["files"]) == 3
     assert not (site / "pip_variants.pth").exists()
+
+
+def test_activate_a_prefix_without_pip_variants_fails(run_cli, tmp_path):
+    prefix = tmp_path / "env"
+    site = activation.site_packages(str(prefix))
+    site.mkdir(parents=True)
+    proc = run_cli("activate", "--prefix", str(prefix))
+    assert proc.returncode == 1
+    assert f"wrote {site / 'pip_variants.pth'}" in proc.stdout and "is now active" not in proc.stdout
+    assert proc.stderr.strip() == (
+        f"pip-variants: error: pip-variants is not installed in {prefix}: the start-up shim is in place, "
+        "but pip there stays stock until it is; to fix: install pip-variants there"
+    )
 
 
 def test_activate_errors_are_one_line(run_cli, tmp_path):
