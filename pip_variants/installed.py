@@ -272,8 +272,13 @@ def check_installed(
     profile_path: Optional[str] = None,
     target: Optional[str] = None,
     python: str = sys.executable,
+    pip: str = "pip",
 ) -> CheckReport:
     """Check every installed variant on ``paths`` against this machine (or ``profile_path``).
+
+    The reinstall command installs into ``target`` (a ``--target`` folder);
+    with several ``paths`` and no ``target``, there is one command per folder
+    that holds something to reinstall, joined with ``&&``.
 
     Uses the built-in providers through the persistent detection cache, and
     only plugins already installed; never the network.
@@ -298,4 +303,14 @@ def check_installed(
             except Exception as exc:  # noqa: BLE001 - one bad provider must not hide the rest
                 results.append(CheckResult(variant, "unknown", f"{type(exc).__name__}: {exc}"))
     where = f"variant profile {profile_path}" if profile_path else "this machine"
-    return CheckReport(tuple(results), reinstall_command(results, profile=profile_path, target=target), where)
+    if target is None and paths is not None and len(paths) > 1:
+        commands = []
+        for folder in paths:
+            inside = [r for r in results
+                      if os.path.dirname(os.path.abspath(r.variant.dist_info)) == os.path.abspath(folder)]
+            command = reinstall_command(inside, profile=profile_path, target=folder, pip=pip)
+            if command:
+                commands.append(command)
+        return CheckReport(tuple(results), " && ".join(commands) or None, where)
+    return CheckReport(tuple(results), reinstall_command(results, profile=profile_path, target=target, pip=pip),
+                       where)

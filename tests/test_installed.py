@@ -126,3 +126,16 @@ def test_reinstall_command_for_a_target_dir(site, monkeypatch):
     assert reinstall_command(results, target="/opt/my app") == (
         "pip install --force-reinstall --no-deps --upgrade --target '/opt/my app' Torch_Pkg==2.9.0"
     )
+
+
+def test_reinstall_commands_for_several_folders(site, tmp_path, monkeypatch):
+    other, fitting = tmp_path / "other", tmp_path / "fitting"
+    _install(other, "bar-2.0.dist-info", _variant_json(
+        "bar", "2.0", "cu128", {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, {"nvidia": NVIDIA_PROVIDER}))
+    _install(fitting, "nul-1.0.dist-info", _variant_json("nul", "1.0", "null", {}, {"nvidia": NVIDIA_PROVIDER}))
+    monkeypatch.setenv(DRIVER, "12.6")
+    report = check_installed([str(site), str(fitting), str(other)], pip="py -m pip")
+    assert report.command == (
+        f"py -m pip install --force-reinstall --no-deps --upgrade --target {site} Torch_Pkg==2.9.0"
+        f" && py -m pip install --force-reinstall --no-deps --upgrade --target {other} bar==2.0"
+    )

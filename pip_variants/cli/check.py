@@ -53,10 +53,8 @@ def _run(args: argparse.Namespace) -> int:
 
                 raise CLIError(f"--path {p}: not a directory")
         target = paths[0] if len(paths) == 1 else None
-    report = check_installed(paths, profile_path=args.variant_profile, target=target)
-    pip = f"{shlex.quote(sys.executable)} -m pip"
-    if report.command:
-        report = type(report)(report.results, report.command.replace("pip", pip, 1), report.target)
+    report = check_installed(paths, profile_path=args.variant_profile, target=target,
+                             pip=f"{shlex.quote(sys.executable)} -m pip")
     if args.json:
         print_json(report.to_dict())
     else:
