@@ -515,8 +515,10 @@ def render(expl: Explanation) -> str:
     title = f"{expl.project} {expl.version}" if expl.version else expl.project
     if expl.chosen:
         lines.append(f"{title}: pip chooses {expl.chosen}")
-    elif expl.pip_error:
+    elif expl.pip_error and "No matching distribution found" in expl.pip_error:
         lines.append(f"{title}: pip found nothing to install")
+    elif expl.pip_error:
+        lines.append(f"{title}: pip failed before choosing a wheel")
     else:
         lines.append(f"{title}")
     for src in expl.sources:
@@ -526,7 +528,7 @@ def render(expl: Explanation) -> str:
     for err in expl.metadata_errors:
         lines.append(f"  variant metadata unusable, variant wheels skipped: {err}")
     lines.append("")
-    if not expl.recorded:
+    if not expl.recorded and not expl.pip_error:
         lines.append(
             "pip-variants recorded nothing for this release: it has no variant wheels, variants are turned "
             "off (--no-variants, PIP_NO_VARIANTS), or the pip-variants hooks are not active in this "

@@ -69,13 +69,38 @@ def pip_arguments(args: argparse.Namespace) -> List[str]:
         out.append("--no-index")
     if args.pre:
         out.append("--pre")
+    for host in args.trusted_host or []:
+        out += ["--trusted-host", host]
     for item in args.variant or []:
         out += ["--variant", item]
     if args.variant_profile:
         out += ["--variant-profile", args.variant_profile]
+    for name in args.allow_variant_plugin or []:
+        out += ["--allow-variant-plugin", name]
+    for namespace in args.variant_enable or []:
+        out += ["--variant-enable", namespace]
+    if args.variant_strict:
+        out.append("--variant-strict")
     if args.no_variants:
         out.append("--no-variants")
     return out
+
+
+def _name_label(text: str) -> str:
+    """``--variant NAME=LABEL``, checked here so that a typo is a usage error, not a pip run."""
+    name, sep, label = text.partition("=")
+    if not sep or not name.strip() or not label.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=LABEL (e.g. torch=cu128)")
+    return text
+
+
+def _pip_failure(requirement: str, pip_error: str) -> str:
+    """One line for a pip run that failed before choosing anything."""
+    lines = [line.strip() for line in pip_error.splitlines() if line.strip()]
+    if any("No module named pip" in line for line in lines[-1:]):
+        return f"pip is not installed for {sys.executable}; to fix: {sys.executable} -m ensurepip"
+    errors = [line[len("ERROR:"):].strip() for line in lines if line.startswith("ERROR:")]
+    return f"pip failed for {requirement}: {'; '.join(errors) or (lines[-1] if lines else 'no output')}"
 
 
 def _project_name(requirement: str) -> Optional[str]:
@@ -156,10 +181,17 @@ def run_explain(
     return expl, proc.returncode
 
 
+def _found_nothing(expl) -> bool:  # type: ignore[no-untyped-def]
+    # pip ran fine and found no release: the report says so better than one line.
+    return "No matching distribution found" in (expl.pip_error or "")
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..explain import render
 
     expl, rc = run_explain(args.requirement, pip_arguments(args))
+    if rc != 0 and not expl.recorded and not expl.chosen and not args.json and not _found_nothing(expl):
+        raise CLIError(_pip_failure(args.requirement, expl.pip_error or ""))
     if args.json:
         print_json(expl.to_json())
     else:
@@ -199,9 +231,17 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
                    help="look for archives in DIR or on the page at URL (repeat; as pip)")
     p.add_argument("--no-index", action="store_true", help="ignore the package index (as pip)")
     p.add_argument("--pre", action="store_true", help="include pre-release versions (as pip)")
-    p.add_argument("--variant", action="append", metavar="NAME=LABEL",
+    p.add_argument("--trusted-host", action="append", metavar="HOST",
+                   help="trust this host even without valid HTTPS (repeat; as pip)")
+    p.add_argument("--variant", action="append", metavar="NAME=LABEL", type=_name_label,
                    help="install this label of NAME, as 'pip install --variant' (repeat)")
     p.add_argument("--variant-profile", metavar="FILE",
                    help="select for the machine described by this profile instead of this one")
+    p.add_argument("--allow-variant-plugin", action="append", metavar="NAME[==VERSION]",
+                   help="allow this provider plugin, as 'pip install --allow-variant-plugin' (repeat)")
+    p.add_argument("--variant-enable", action="append", metavar="NAMESPACE",
+                   help="enable this optional provider, as 'pip install --variant-enable' (repeat)")
+    p.add_argument("--variant-strict", action="store_true",
+                   help="fail instead of falling back when a provider fails (as pip install)")
     p.add_argument("--no-variants", action="store_true", help="ignore variant wheels, as stock pip does")
     p.add_argument("--json", action="store_true", help="print JSON for machines")

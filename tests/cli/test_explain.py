@@ -117,8 +117,20 @@ def test_no_records_and_pip_failure():
     expl = build_explanation([], "demo", pip_error="ERROR: No matching distribution found for demo")
     assert not expl.recorded and expl.version is None
     text = render(expl)
-    assert "pip found nothing to install" in text
-    assert "recorded nothing" in text and "No matching distribution" in text
+    assert "pip found nothing to install" in text and "No matching distribution" in text
+    assert "recorded nothing" not in text  # pip failed: no release to say that of
+    text = render(build_explanation([], "demo", pip_error="ERROR: invalid --variant-profile"))
+    assert text.startswith("demo: pip failed before choosing a wheel")
+    assert "recorded nothing" in render(build_explanation([], "demo"))
+
+
+def test_a_pip_failure_is_one_line(monkeypatch):
+    from pip_variants.cli import explain as cli_explain
+
+    assert cli_explain._pip_failure("demo", "Looking in links: x\nERROR: Could not open requirements\n") == \
+        "pip failed for demo: Could not open requirements"
+    tb = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named pip\n"
+    assert cli_explain._pip_failure("demo", tb).startswith("pip is not installed for ")
 
 
 def test_record_is_tolerant(tmp_path):
@@ -237,3 +249,10 @@ def test_explain_cli_subprocess(run_cli, demo_dir):
     missing = run_cli("explain", "no-such-project", "--no-index", "--find-links", str(demo_dir), timeout=180)
     assert missing.returncode == 1
     assert "pip found nothing to install" in missing.stdout
+    bad_profile = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir),
+                          "--variant-profile", str(demo_dir / "nope.json"), timeout=180)
+    assert bad_profile.returncode == 1 and bad_profile.stdout == ""
+    assert bad_profile.stderr.startswith("pip-variants: error: pip failed for demo-tensor: ")
+    assert "nope.json" in bad_profile.stderr and len(bad_profile.stderr.strip().splitlines()) == 1
+    usage = run_cli("explain", "demo-tensor", "--variant", "badspec")
+    assert usage.returncode == 2 and "'badspec' is not NAME=LABEL" in usage.stderr
