@@ -175,6 +175,9 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     """
     if not result:
         return result
+    pinned = bool(getattr(evaluator, "_hashes", None))
+    if pinned:
+        result = _checked_against_pins(evaluator._hashes, result)
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
     release_of = ctx.release_of
@@ -206,7 +209,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
             if label_of(cand.link) is None or release_of(cand)[0] in deferred or outcome_of(cand).fits(cand.link):
                 keep.append(cand)
     else:
-        keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest)
+        keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest, pinned=pinned)
     final = sorted(keep, key=evaluator._sort_key) if keep else keep
     if not selecting():  # a hook failed meanwhile: stock behaviour
         return _without_labels(result)
@@ -222,6 +225,43 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
     _record_for_explain(ctx, result, outcomes)
     return final
+
+
+def _checked_against_pins(hashes: Any, result: List[Any]) -> List[Any]:
+    """Hash-checking mode (``--require-hashes``, ``--hash``): keep only the
+    variant wheels whose file is known to be pinned.
+
+    pip keeps links that carry no digest (a ``--find-links`` folder, an index
+    that publishes none), and keeps everything when no digest matches: it
+    checks after the download. Stock pip then takes the plain wheel; ranked
+    first, an unpinned variant would fail that check and break a lock file
+    that works without pip-variants. A local file is hashed here; a remote one
+    without a digest cannot be checked before it is downloaded, so it is left
+    out as long as another candidate remains (otherwise pip's own check after
+    the download decides, as it would for stock pip).
+    """
+    unchecked = set()
+    for cand in result:
+        link = cand.link
+        if label_of(link) is None:
+            continue
+        if link.has_hash:
+            if not link.is_hash_allowed(hashes):
+                unchecked.add(id(cand))
+        elif not (link.is_file and _file_is_pinned(link.file_path, hashes)):
+            unchecked.add(id(cand))
+    if not unchecked:
+        return result
+    kept = [c for c in result if id(c) not in unchecked]
+    return kept or result
+
+
+def _file_is_pinned(path: str, hashes: Any) -> bool:
+    try:
+        hashes.check_against_path(path)  # raises HashMismatch (or OSError) otherwise
+    except Exception:
+        return False
+    return True
 
 
 def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tuple[str, str], List[Any]],
@@ -300,6 +340,8 @@ def _apply_forced(
     outcome_of: Callable[[Any], Outcome],
     outcomes: Dict[Tuple[str, str], Outcome],
     newest: str,
+    *,
+    pinned: bool = False,
 ) -> List[Any]:
     """``--variant NAME=LABEL``: only that label's wheels, in versions that have it."""
     keep = []
@@ -322,6 +364,8 @@ def _apply_forced(
             elif out.problem:
                 problems.append(out.problem)
         error = VariantLabelNotFound(ctx.project, newest, forced, available)
+        if pinned:
+            problems.append("in hash-checking mode only the wheels whose hashes are pinned count")
         extra = f" ({'; '.join(dict.fromkeys(problems))})" if problems else ""
         raise VariantInstallationError(f"{error}{extra}")
     best = str(max(keep, key=lambda c: c.version).version)

@@ -157,6 +157,41 @@ def test_hash_checking_mode_chooses_among_the_pinned_wheels(variant_venv, releas
     assert_clean(stderr)
 
 
+@pytest.mark.parametrize("pinned, expected", [(("plain",), PLAIN), (("mkl",), vfile("mkl")),
+                                              (("mkl", "plain"), vfile("mkl"))])
+def test_hash_checking_mode_from_a_folder_whose_links_carry_no_hashes(
+    variant_venv, release, tmp_path, pinned, expected
+):
+    """pip keeps every file of a --find-links folder (no digests to compare):
+    pip-variants hashes the variant wheels itself, so an unpinned one is never
+    chosen and then refused after the download."""
+    req = _hash_pinned(release, tmp_path, *pinned)
+    chosen, _, stderr = pick(variant_venv, release[0].parent, req, "--require-hashes", "-r")
+    assert chosen == expected, stderr
+    assert_clean(stderr)
+
+
+def test_hash_checking_mode_on_an_index_without_hashes(variant_venv, publish, index, tmp_path):
+    """A remote link without a digest cannot be checked before the download: its
+    variants stand aside, and the plain wheel a lock file made without variants
+    pins is installed, as stock pip would."""
+    release = publish("pkg", "1.0", DATA, hash=False)
+    req = _hash_pinned(release, tmp_path, "plain")
+    chosen, _, stderr = pick(variant_venv, index, req, "--require-hashes", "-r")
+    assert chosen == PLAIN, stderr
+    assert_clean(stderr)
+
+
+def test_variant_of_an_unpinned_label_says_hashes_decide(variant_venv, release, index, tmp_path):
+    req = _hash_pinned(release, tmp_path, "ob")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "--variant", "pkg=mkl",
+                   "--require-hashes", "-r", req, check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert "no variant labelled 'mkl'" in proc.stderr, proc.stderr
+    assert "in hash-checking mode only the wheels whose hashes are pinned count" in proc.stderr, proc.stderr
+
+
 def test_hash_checking_mode_with_only_an_unsupported_build(variant_venv, release, index, tmp_path):
     req = _hash_pinned(release, tmp_path, "acc")
     proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "--require-hashes", "-r", req, check=False)
