@@ -82,6 +82,11 @@ def _fetch_failure(exc: BaseException) -> str:
         return f"HTTP {retried.group(1)}, after retries"
     if name == "ConnectionError" or "NewConnectionError" in text:
         return "connection failed"
+    reference = getattr(exc, "reference", None)
+    if isinstance(reference, str) and reference:
+        # pip 26.3's network errors (DiagnosticPipError) print as "<Class: reference>":
+        # "connection-failed", "ssl-verification-failed", "proxy-connection-failed", ...
+        return reference.replace("-", " ")
     lines = text.strip().splitlines()
     return f"{name}: {lines[0][:200]}" if lines else name
 

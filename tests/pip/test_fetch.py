@@ -225,3 +225,17 @@ def test_a_stored_entry_is_read_whole_and_an_oversized_one_dropped(tmp_path):
     assert read_store(str(big), "sha256", digest, limit=len(body)) is None
     assert not big.exists()  # forgotten: the next run downloads it again
     assert read_store(str(tmp_path / "missing"), "sha256", digest, limit=10) is None
+
+
+def test_failure_text_of_pip_network_errors():
+    from pip_variants._pip.context import _fetch_failure
+
+    class ConnectionFailedError(Exception):  # pip 26.3: str() is "<ConnectionFailedError: connection-failed>"
+        reference = "connection-failed"
+
+        def __str__(self):
+            return f"<{type(self).__name__}: {self.reference}>"
+
+    assert _fetch_failure(ConnectionFailedError()) == "connection failed"
+    assert _fetch_failure(OSError("boom\nmore")) == "OSError: boom"
+    assert _fetch_failure(TimeoutError("read timed out")) == "the request timed out"
