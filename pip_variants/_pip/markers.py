@@ -376,7 +376,7 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
         fix = "Upgrade pip: python -m pip install --upgrade pip"
     messages.warn_once(
         f"pip-variants: {name} {version} has dependencies with variant environment markers "
-        f"({', '.join(names)}), {why}; {name} is installed without them. {fix}"
+        f"({', '.join(names)}), {why}; pip goes on without those dependencies. {fix}"
     )
     return kept
 
