@@ -38,6 +38,7 @@ WATCHED = frozenset(
         "pip._internal.commands.show",
         "pip._internal.commands.inspect",
         "pip._internal.commands.list",
+        "pip._internal.commands.index",
         "pip._internal.metadata.importlib._dists",
         "pip._internal.metadata.pkg_resources",
     )

@@ -9,7 +9,8 @@ Hooks, one module each (PIP-HOOKS §10): H1 :mod:`.wheel`, H2–H5 :mod:`.finder
 H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
 :mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13
 :mod:`.show` (``pip show`` / ``inspect`` / ``list -v``), H14-H17 :mod:`.abi_resolution` (ABI
-dependencies), H18 :mod:`.markers` (variant environment markers). Release differences live in :mod:`._compat`.
+dependencies), H18 :mod:`.markers` (variant environment markers), H20 :mod:`.listing` (``pip list
+-o`` and ``pip index versions`` see variant wheels). Release differences live in :mod:`._compat`.
 
 On a pip newer than the tested range, each watched module is patched only when
 :func:`.shape.problems` finds every hook point with the shape its hook expects;
@@ -38,26 +39,27 @@ def _hook(module_name: str) -> Callable[[ModuleType], None]:
 
 
 #: watched pip module -> our hook module (the bootstrap watches the same names)
-HOOKS: Dict[str, str] = {
-    "pip._internal.models.wheel": "wheel",
-    "pip._internal.index.package_finder": "finder",
-    "pip._internal.index.sources": "sources",
-    "pip._internal.resolution.resolvelib.factory": "factory",
-    "pip._internal.resolution.resolvelib.candidates": "candidates",
-    "pip._internal.resolution.resolvelib.found_candidates": "abi_resolution",
-    "pip._internal.resolution.resolvelib.resolver": "abi_resolution",
-    "pip._internal.cli.req_command": "req_command",
-    "pip._internal.models.installation_report": "report",
-    "pip._internal.operations.prepare": "prepare",
-    "pip._internal.commands.install": "options",
-    "pip._internal.commands.download": "options",
-    "pip._internal.commands.wheel": "options",
-    "pip._internal.commands.lock": "options",
-    "pip._internal.commands.show": "show",
-    "pip._internal.commands.inspect": "show",
-    "pip._internal.commands.list": "show",
-    "pip._internal.metadata.importlib._dists": "markers",
-    "pip._internal.metadata.pkg_resources": "markers",
+HOOKS: Dict[str, Tuple[str, ...]] = {
+    "pip._internal.models.wheel": ("wheel",),
+    "pip._internal.index.package_finder": ("finder",),
+    "pip._internal.index.sources": ("sources",),
+    "pip._internal.resolution.resolvelib.factory": ("factory",),
+    "pip._internal.resolution.resolvelib.candidates": ("candidates",),
+    "pip._internal.resolution.resolvelib.found_candidates": ("abi_resolution",),
+    "pip._internal.resolution.resolvelib.resolver": ("abi_resolution",),
+    "pip._internal.cli.req_command": ("req_command",),
+    "pip._internal.models.installation_report": ("report",),
+    "pip._internal.operations.prepare": ("prepare",),
+    "pip._internal.commands.install": ("options",),
+    "pip._internal.commands.download": ("options",),
+    "pip._internal.commands.wheel": ("options",),
+    "pip._internal.commands.lock": ("options",),
+    "pip._internal.commands.show": ("show",),
+    "pip._internal.commands.inspect": ("show",),
+    "pip._internal.commands.list": ("show", "listing"),
+    "pip._internal.commands.index": ("listing",),
+    "pip._internal.metadata.importlib._dists": ("markers",),
+    "pip._internal.metadata.pkg_resources": ("markers",),
 }
 
 
@@ -102,11 +104,12 @@ def _give_up(found: List[str]) -> None:
 
 def patch_module(module: ModuleType) -> None:
     """Apply the hooks of one freshly executed pip module (idempotent)."""
-    hook = HOOKS.get(module.__name__)
-    if hook is None:
+    hooks = HOOKS.get(module.__name__)
+    if hooks is None:
         return
     if _compat.in_tested_range():
-        _hook(hook)(module)
+        for hook in hooks:
+            _hook(hook)(module)
         return
     if not _compat.newer_than_tested() or _Untested.problems:
         return
@@ -116,7 +119,8 @@ def patch_module(module: ModuleType) -> None:
     if found:
         _give_up(found)
         return
-    _hook(hook)(module)
+    for hook in hooks:
+        _hook(hook)(module)
 
 
 def verify_untested_pip() -> bool:

@@ -3,8 +3,9 @@
 pip's nine ``Wheel(...)`` call sites all bind the same class, so one in-place
 patch covers them on every release (PIP-HOOKS §6.1). The original parses the
 unlabelled name; the full name and the label are restored afterwards.
-Passes through unless H8 enabled variants in this process, so ``pip list``,
-``pip index`` and other finder users keep rejecting labelled names.
+Passes through unless H8 enabled variants in this process (or H20 labels for
+``pip list -o`` and ``pip index``), so other finder users keep rejecting
+labelled names.
 """
 
 from __future__ import annotations

@@ -85,6 +85,26 @@ def test_pip_list_verbose_has_a_variant_column(installed_cu128):
     assert item["variant"]["label"] == "cu128"
 
 
+def test_list_outdated_and_index_versions_see_a_release_of_variant_wheels_only(
+    installed_cu128, publish, index, machine
+):
+    newer = variants_json("pkg", "2.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+                          variants={"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}})
+    publish("pkg", "2.0", newer, plain=False)
+    env = machine("12.8")
+    outdated = json.loads(run_pip(installed_cu128, "list", "--outdated", "--format=json",
+                                  *index_args(index), env=env).stdout)
+    item = next((i for i in outdated if i["name"] == "pkg"), None)
+    assert item is not None and item["latest_version"] == "2.0", outdated
+    assert item["latest_filetype"] == "wheel"
+    versions = run_pip(installed_cu128, "index", "versions", "pkg", *index_args(index), env=env)
+    assert "pkg (2.0)" in versions.stdout and "2.0, 1.0" in versions.stdout, versions.stdout + versions.stderr
+    # The kill switch keeps these commands stock: variant wheels are not theirs to see.
+    stock = run_pip(installed_cu128, "index", "versions", "pkg", *index_args(index),
+                    env={**env, "PIP_NO_VARIANTS": "1"}, check=False)
+    assert "pkg (2.0)" not in stock.stdout
+
+
 def test_kill_switch_leaves_show_inspect_list_stock(installed_cu128):
     off = {"PIP_NO_VARIANTS": "1"}
     assert "Variant" not in run_pip(installed_cu128, "show", "pkg", env=off).stdout

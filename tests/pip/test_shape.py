@@ -76,8 +76,12 @@ def test_module_level_functions():
     def format_for_json(pkgs, options):
         pass
 
+    class ListCommand:
+        def _build_package_finder(self, options, session):
+            pass
+
     assert shape.problems(_module("pip._internal.commands.list", format_for_columns=format_for_columns,
-                                  format_for_json=format_for_json)) == [
+                                  format_for_json=format_for_json, ListCommand=ListCommand)) == [
         "pip._internal.commands.list.format_for_json takes (pkgs, options), expected (packages, options, ...)"
     ]
 
