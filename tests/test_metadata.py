@@ -204,6 +204,7 @@ def test_v020_rules():
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": ["90-real"]}}}), "does not match"),
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": []}}}), "must not be empty"),
         (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": [1]}}}), "must hold strings"),
+        (lambda d: d["variants"].update({"x": {"nvidia": {"sm_arch": ["80", "90", "80"]}}}), "duplicate '80'"),
         (lambda d: d["variants"].update({"null": {"nvidia": {"f": ["1"]}}}), "'null' variant must have no properties"),
         (lambda d: d.update({"variants": []}), "must be an object"),
         (lambda d: d.update({"$schema": 3}), "'$schema' must be a string"),
