@@ -62,12 +62,11 @@ def kill_switch_set(environ=None):
     """Is ``PIP_NO_VARIANTS`` set the way pip would read it as true?
 
     Empty or a false word: not set. Anything else, including values pip would
-    reject: set, so that an invalid value fails safe to stock pip.
+    reject: set, so that an invalid value fails safe to stock pip. As pip, no
+    whitespace is stripped: pip rejects ``" 0"``, and stock pip, which has no
+    ``--no-variants`` option, ignores it.
     """
     value = (os.environ if environ is None else environ).get("PIP_NO_VARIANTS")
-    if value is None:
-        return False
-    value = value.strip()
     if not value:
         return False
     return value.lower() not in _FALSE_WORDS

@@ -59,7 +59,7 @@ def install():
 
 def _kill_switch():
     # Read as pip reads PIP_NO_VARIANTS: empty or a false word means "not set".
-    value = os.environ.get("PIP_NO_VARIANTS", "").strip().lower()
+    value = os.environ.get("PIP_NO_VARIANTS", "").lower()  # not stripped, as pip reads it
     return bool(value) and value not in ("n", "no", "f", "false", "off", "0")
 
 

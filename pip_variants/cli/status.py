@@ -83,7 +83,7 @@ def kill_switch(environ: Optional[Mapping[str, str]] = None) -> bool:
     """``PIP_NO_VARIANTS`` read as the start-up hook reads it: empty or a
     false word means not set; anything else turns variants off."""
     env = os.environ if environ is None else environ
-    value = env.get("PIP_NO_VARIANTS", "").strip()
+    value = env.get("PIP_NO_VARIANTS", "")  # not stripped: pip does not strip it either
     return bool(value) and value.lower() not in _FALSE_WORDS
 
 

@@ -20,7 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
     [
         (None, False),
         ("", False),
-        ("   ", False),
+        ("   ", True),  # pip does not strip: it would reject these; fail safe to stock pip
+        (" 0", True),
+        ("no ", True),
+        ("0\n", True),
         ("0", False),
         ("no", False),
         ("N", False),
