@@ -20,9 +20,10 @@ __all__ = ["canonicalize_name", "requirement_name", "active_requirements", "firs
 def _simple_re() -> "re.Pattern[str]":
     """A name, optional extras, then a version range or nothing: no marker, no URL.
     Compiled on first use: most pip runs only canonicalize names."""
+    clause = r"(?:===|~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
     return re.compile(
         r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*"
-        r"(?P<spec>(?:[<>=!~]=?|===)[^;@]*)?$"
+        rf"(?P<spec>{clause}(?:\s*,\s*{clause})*)?\s*$"
     )
 
 

@@ -256,7 +256,17 @@ class SupportResolver:
 
     def namespace_support(self, info: ProviderInfo) -> NamespaceSupport:
         if info not in self._memo:
-            self._memo[info] = self._resolve(info)
+            try:
+                self._memo[info] = self._resolve(info)
+            except (ValueError, KeyError) as exc:  # not packaging's classes: importing it costs
+                # packaging's InvalidRequirement, UndefinedComparison, UndefinedEnvironmentName
+                # (a KeyError), ...: the metadata's 'requires' or 'enable-if' is unusable. That
+                # namespace is off; the rest of the release, and every other release, go on.
+                self._memo[info] = NamespaceSupport(
+                    info.namespace, {}, "failed",
+                    f"the variant metadata's provider entry for namespace {info.namespace!r} cannot be "
+                    f"used ({type(exc).__name__}: {exc}); variants using it are skipped",
+                )
         return self._memo[info]
 
     # -- the ladder ---------------------------------------------------------------

@@ -109,6 +109,25 @@ def test_unknown_builtin_is_skipped_with_notice():
     assert sel.order == () and any("gpu_magic" in n for n in sel.notices)
 
 
+@pytest.mark.parametrize("entry, words", [
+    ({"requires": ["blas-provider>=1 garbage"], "plugin-api": "blas_provider:P"}, "no usable 'requires' entry"),
+    ({"requires": ["blas-provider"], "enable-if": "'cuda' in extras"}, "UndefinedEnvironmentName"),
+    ({"requires": ["blas-provider==1..2"], "plugin-api": "blas_provider:P"}, "cannot be used"),
+])
+def test_an_unusable_provider_entry_turns_off_its_namespace_only(entry, words):
+    """Bad 'requires' or 'enable-if' text in an index's file: that namespace is
+    skipped with a notice, never an exception that would switch pip-variants off."""
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["blas_lapack", "nvidia"]},
+        "providers": {"blas_lapack": entry, "nvidia": NVIDIA},
+        "variants": {"ob": {"blas_lapack": {"library": ["openblas"]}}},
+    }, "pkg-1.0-variants.json")
+    answer = SupportResolver(SupportSettings()).namespace_support(md.provider("blas_lapack"))
+    assert answer.source in ("failed", "disabled") and not answer.features
+    assert words in (answer.notice or ""), answer
+
+
 def test_enable_if_evaluated_against_target_environment():  # §11 behaviour 17
     md = parse_metadata({
         "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",

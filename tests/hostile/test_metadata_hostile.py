@@ -341,6 +341,26 @@ def test_bad_index_file_installs_plain_and_names_the_url(variant_venv, publish, 
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("entry", [
+    {"requires": ["blas-provider>=1 garbage"], "plugin-api": "blas_provider:P"},
+    {"requires": ["blas-provider==1..2"], "plugin-api": "blas_provider:P"},
+])
+def test_an_unusable_provider_entry_costs_only_its_own_release(variant_venv, publish, index, entry):
+    """A 'requires' entry that is not PEP 508 in one release's file: that release
+    gets its plain wheel, and pip-variants stays on for its dependency."""
+    bad = variants_json("zzz", "1.0", namespaces=["blas_lapack"], providers={"blas_lapack": entry},
+                        variants=VARIANTS)
+    publish("zzz", "1.0", bad, requires=["pkg"])
+    publish("pkg", "1.0", good())
+    chosen, report, stderr = pick(variant_venv, index, "zzz")
+    assert_no_crash(stderr)
+    assert chosen == "zzz-1.0-py3-none-any.whl", stderr
+    installed = {item["metadata"]["name"]: item["download_info"]["url"].rsplit("/", 1)[-1]
+                 for item in report["install"]}
+    assert installed["pkg"] == vfile("ob"), stderr
+
+
+@pytest.mark.e2e
 def test_bad_index_file_real_install_leaves_only_the_plain_wheel(
     variant_venv, publish, index, tmp_path
 ):
