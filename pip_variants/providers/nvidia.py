@@ -223,19 +223,66 @@ def _decode_cuda_int(value: int) -> Version2:
     return value // 1000, (value % 1000) // 10
 
 
-def query_nvml() -> NvmlInfo:
+#: How long NVML may take to answer: a wedged driver can block ``nvmlInit`` forever.
+QUERY_TIMEOUT = 10.0
+_FORCE_HINT = ("or set NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION and NV_VARIANT_PROVIDER_FORCE_SM_ARCH "
+               "to skip detection")
+_hung_worker: Optional[Any] = None
+
+
+def query_nvml(timeout: float = QUERY_TIMEOUT) -> NvmlInfo:
     """Ask NVML for the driver CUDA version and the highest compute capability.
 
-    Any failure (module or library missing, NVMLError, driver not loaded)
-    yields empty fields: the machine then simply supports nothing here.
+    A missing library, an NVMLError or a driver that is not loaded yields
+    empty fields: the machine then simply supports nothing here. A broken
+    ``nvidia-ml-py`` (its import raises, or it calls ``sys.exit``) and an NVML
+    that does not answer within ``timeout`` seconds raise :class:`ProviderError`
+    (one warning saying what to do; the empty answer is not cached). The query
+    runs in a daemon thread, so a hang costs ``timeout``, not the pip run.
     """
+    import threading
+
+    global _hung_worker
     if not _driver_may_be_present():
         return NvmlInfo()
+    if _hung_worker is not None and _hung_worker.is_alive():
+        raise ProviderError("builtin:nvidia", "NVML is still not answering (an earlier query hangs); "
+                            + _FORCE_HINT)
+    result: Dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result["info"] = _query_nvml_now()
+        except BaseException as exc:  # SystemExit from the library too: never out of this thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=work, name="pip-variants-nvml", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        _hung_worker = worker
+        raise ProviderError("builtin:nvidia", f"NVML did not answer within {timeout:.0f} s (is the GPU "
+                            f"driver stuck? 'nvidia-smi' would hang too); " + _FORCE_HINT)
+    error = result.get("error")
+    if isinstance(error, ProviderError):
+        raise error
+    if error is not None:
+        raise ProviderError("builtin:nvidia", f"NVML failed: {type(error).__name__}: {error}; " + _FORCE_HINT)
+    return result["info"]  # type: ignore[no-any-return]
+
+
+def _query_nvml_now() -> NvmlInfo:
     try:
         import pynvml  # nvidia-ml-py; lazy: loading it costs ~10 ms
-    except Exception:  # ImportError, or a broken install
+    except ImportError:
         logger.debug("nvidia: pynvml is not importable")
         return NvmlInfo()
+    except BaseException as exc:  # a broken install: its import raises, or exits
+        raise ProviderError(
+            "builtin:nvidia",
+            f"nvidia-ml-py is broken: 'import pynvml' raised {type(exc).__name__}: {exc}; reinstall it "
+            f"(python -m pip install --force-reinstall nvidia-ml-py), " + _FORCE_HINT,
+        ) from None
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...

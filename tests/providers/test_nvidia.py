@@ -450,3 +450,42 @@ def test_cache_inputs_reads_driver_files(mocker) -> None:
     inputs = NvidiaProvider().cache_inputs()
     assert inputs["kernel_driver"] == "570.86.15"
     assert inputs["gpus"] == "0000:01:00.0,0000:02:00.0"
+
+
+@pytest.mark.parametrize("body", ["raise SystemExit('bye')", "raise RuntimeError('half installed')"])
+def test_a_broken_pynvml_is_one_provider_error(mocker, monkeypatch, tmp_path, body) -> None:
+    (tmp_path / "pynvml.py").write_text(body + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mocker.patch.object(nvidia, "_driver_may_be_present", return_value=True)
+    mocker.patch.dict(sys.modules)
+    sys.modules.pop("pynvml", None)
+    with pytest.raises(ProviderError) as err:
+        nvidia.query_nvml()
+    assert "nvidia-ml-py is broken" in str(err.value)
+    assert "--force-reinstall nvidia-ml-py" in str(err.value)
+
+
+def test_nvml_init_exiting_is_one_provider_error(fake_nvml) -> None:
+    mod = fake_nvml(cuda=12080, ccs=[(9, 0)])
+    mod.nvmlInit.side_effect = SystemExit(3)
+    with pytest.raises(ProviderError, match="NVML failed: SystemExit"):
+        nvidia.query_nvml()
+
+
+def test_a_hanging_nvml_gives_up_after_the_timeout(fake_nvml, monkeypatch) -> None:
+    import threading
+
+    release = threading.Event()
+    mod = fake_nvml(cuda=12080, ccs=[(9, 0)])
+    mod.nvmlInit.side_effect = lambda: release.wait(30)
+    monkeypatch.setattr(nvidia, "_hung_worker", None)
+    try:
+        with pytest.raises(ProviderError, match="did not answer within 0 s"):
+            nvidia.query_nvml(timeout=0.2)
+        with pytest.raises(ProviderError, match="still not answering"):  # never a second query beside it
+            nvidia.query_nvml(timeout=0.2)
+    finally:
+        release.set()
+        worker = nvidia._hung_worker
+        if worker is not None:
+            worker.join(5)
