@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Union
@@ -163,11 +164,26 @@ def _decode(data: object, key: str, namespace: str) -> Optional[List[FeatureConf
     return out
 
 
+#: No entry this module writes comes near this; anything bigger is not ours.
+_MAX_ENTRY_BYTES = 1 << 20
+
+
 def _load(path: Path, key: str, namespace: str) -> Optional[List[FeatureConfig]]:
+    """The cached answer, or ``None``: the cache is only ever a shortcut, so a
+    missing, foreign or corrupt entry (a FIFO, a huge or deeply nested file)
+    reads as a miss, without blocking or a message."""
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read())
-    except (OSError, ValueError):  # missing, unreadable, truncated, not JSON, bad UTF-8
+        # O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_ENTRY_BYTES:
+                return None
+            data = json.loads(f.read(_MAX_ENTRY_BYTES + 1))
+    except (OSError, ValueError, RecursionError):  # unreadable, truncated, not JSON, bad UTF-8, too deep
         return None
     return _decode(data, key, namespace)
 

@@ -114,6 +114,8 @@ def test_provider_class_is_part_of_key(where) -> None:
         b'{"key": "KEY", "namespace": "fake", "configs": [{"name": "a", "values": ["v"], "multi_value": "yes"}]}',
         b'{"key": "KEY", "namespace": "other", "configs": []}',
         b'{"key": "KEY", "namespace": "fake", "configs": [{"name": "a", "values": ["v"]}',
+        b"[" * 100_000 + b"]" * 100_000,  # RecursionError in the JSON reader
+        b'{"key": "KEY", "pad": "' + b"x" * (2 << 20) + b'"}',  # bigger than any entry ever written
     ],
 )
 def test_corrupt_file_recomputes_and_repairs(where, content) -> None:
@@ -125,6 +127,18 @@ def test_corrupt_file_recomputes_and_repairs(where, content) -> None:
     assert provider.calls == 1
     assert cached_supported_configs(provider, cache_dir=where) == CONFIGS
     assert provider.calls == 1  # the file was rewritten
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cache_file_is_a_fifo(where) -> None:
+    """Opening a FIFO for reading waits for a writer: the entry must not be read."""
+    provider = FakeProvider()
+    path = cache_file("fake", where)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    assert cached_supported_configs(provider, cache_dir=where) == CONFIGS
+    assert cached_supported_configs(provider, cache_dir=where) == CONFIGS
+    assert provider.calls == 1  # replaced by a regular entry
 
 
 def test_cache_file_is_a_directory(where) -> None:
@@ -172,14 +186,14 @@ def test_failed_mkdir_is_silent(where, mocker) -> None:
 def test_unreadable_file_is_silent(where, mocker) -> None:
     provider = FakeProvider()
     cached_supported_configs(provider, cache_dir=where)
-    real_open = open
+    real_open = os.open
 
     def deny(path, *args, **kwargs):
         if str(path).endswith("fake.json"):
             raise PermissionError(13, "denied")
         return real_open(path, *args, **kwargs)
 
-    mocker.patch("builtins.open", side_effect=deny)
+    mocker.patch("os.open", side_effect=deny)
     assert cached_supported_configs(provider, cache_dir=where) == CONFIGS
     assert provider.calls == 2
 
