@@ -39,8 +39,17 @@ def save_variants_json(download_dir: str, link: Any) -> None:
                 return
     except OSError:
         pass
-    with open(path, "wb") as fh:
-        fh.write(content)
+    from .._atomic import write_file
+
+    try:
+        write_file(path, content)
+    except OSError as exc:
+        messages.warn_once(
+            f"pip-variants: could not save {path} ({exc.strerror or exc}); an offline install from "
+            f"{download_dir} will not know the variants of {' '.join(chosen.name_version)}: "
+            "remove what is in the way and download again"
+        )
+        return
     from pip._internal.utils.misc import display_path
 
     messages.logger.info("Saved %s", display_path(path))

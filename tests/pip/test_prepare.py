@@ -31,3 +31,13 @@ def test_writes_regenerated_metadata(patched, tmp_path):
 def test_plain_wheels_write_nothing(patched, tmp_path):
     save_variants_json(str(tmp_path), _link("https://files.example/pkg-1.0-py3-none-any.whl"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_path_in_the_way_is_one_warning(patched, tmp_path, caplog):
+    url = "https://files.example/my_pkg-1.0-py3-none-any-fv3.whl"
+    STATE.chosen[url] = ChosenVariant("fv3", [], "u", json_bytes=b'{"x": 1}', name_version=("my_pkg", "1.0"))
+    (tmp_path / "my_pkg-1.0-variants.json").mkdir()
+    save_variants_json(str(tmp_path), _link(url))  # no exception
+    text = caplog.text
+    assert f"could not save {tmp_path / 'my_pkg-1.0-variants.json'}" in text, text
+    assert "remove what is in the way" in text
