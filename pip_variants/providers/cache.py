@@ -178,7 +178,7 @@ def _load(path: Path, key: str, namespace: str) -> Optional[List[FeatureConfig]]
     except OSError:
         return None
     try:
-        with os.fdopen(fd, "rb") as f:
+        with open(fd, "rb") as f:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_ENTRY_BYTES:
                 return None
