@@ -22,7 +22,7 @@ Imports no pip. Plugins always run out of process.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._record import record
 from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
@@ -177,11 +177,20 @@ class _PluginProvider:
         # process, as PEP 817 allows ("cached for the session").
         return {}
 
+    #: (plugin-api, python, paths) -> its answer, for this process: a plugin
+    #: answers the same whatever namespace asks (the metadata names the
+    #: namespace), so one that hangs costs its timeout once, not once per namespace
+    _answers: Dict[Tuple[str, str, Tuple[str, ...]], Any] = {}
+
     def supported_configs(self) -> List[FeatureConfig]:
         from .providers.plugins import run_plugins
 
-        result = run_plugins([self._api], python=self._python, extra_paths=self._paths,
-                             timeout=self._timeout)[self._api]
+        key = (self._api, self._python, self._paths)
+        result = _PluginProvider._answers.get(key)
+        if result is None:
+            result = run_plugins([self._api], python=self._python, extra_paths=self._paths,
+                                 timeout=self._timeout)[self._api]
+            _PluginProvider._answers[key] = result
         if isinstance(result, ProviderError):
             # Name the package too: it is what the user installed or allowed.
             package = self.packages[0] if self._version == "*" else f"{self.packages[0]} {self._version}"

@@ -169,3 +169,7 @@ def _private_provider_cache(monkeypatch, tmp_path_factory):
     result cached by an earlier run (or another test) would hide the code
     under test. The e2e helpers give each pip call its own cache as well."""
     monkeypatch.setenv("PIP_VARIANTS_CACHE_DIR", str(tmp_path_factory.mktemp("provider-cache")))
+    # Plugin answers are kept for the process too: each test is a process of its own.
+    from pip_variants.support import _PluginProvider
+
+    monkeypatch.setattr(_PluginProvider, "_answers", {})

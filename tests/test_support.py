@@ -205,7 +205,25 @@ def test_a_plugin_answer_is_not_kept_across_processes(tmp_path, monkeypatch):
     answers = []
     for arch in ("a1", "a2"):
         monkeypatch.setenv("ENVPLUG_ARCH", arch)
+        monkeypatch.setattr(_PluginProvider, "_answers", {})  # the next process
         plugin = _PluginProvider("hw", "envplug", "envplug", "1.0", sys.executable, (str(tmp_path),), 30)
         answers.append([tuple(c.values) for c in cached_supported_configs(plugin)])
     assert answers == [[("a1",)], [("a2",)]]
     assert not cache_file("hw").exists()
+
+
+def test_a_plugin_is_asked_once_per_process_whatever_namespace_asks(tmp_path):
+    """One plugin for several namespaces (the index decides how many): a plugin
+    that hangs costs its timeout once, not once per namespace."""
+    from pip_variants.support import _PluginProvider
+
+    runs = tmp_path / "runs.txt"
+    (tmp_path / "countplug.py").write_text(
+        "def get_supported_configs():\n"
+        f"    open({str(runs)!r}, 'a').write('run\\n')\n"
+        "    return [{'name': 'arch', 'values': ['x1'], 'multi_value': False}]\n"
+    )
+    for ns in ("hw_a", "hw_b", "hw_c"):
+        plugin = _PluginProvider(ns, "countplug", "countplug", "1.0", sys.executable, (str(tmp_path),), 30)
+        assert [tuple(c.values) for c in plugin.supported_configs()] == [("x1",)]
+    assert runs.read_text().splitlines() == ["run"]
