@@ -129,6 +129,8 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
     """
     module = plugin_api.split(":", 1)[0].strip()
     parts = module.split(".")
+    if "__main__" in parts:
+        return False  # importing a __main__ module runs the package's program, not a plugin
     want = _canonical(dist_name)
     try:
         md = _metadata_module()
@@ -428,9 +430,11 @@ class SupportResolver:
         return NamespaceSupport(ns, configs_to_supported(configs), source)
 
     def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
+        what = ("names a __main__ module (importing it runs a program)"
+                if "__main__" in api.split(":", 1)[0].strip().split(".") else f"is not part of {req.name!r}")
         return NamespaceSupport(
             ns, {}, "untrusted",
-            f"variant provider for namespace {ns!r}: plugin-api {api!r} is not part of {req.name!r}, "
+            f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}, "
             "so it is not run and its variants are skipped",
         )
 

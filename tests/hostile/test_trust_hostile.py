@@ -451,7 +451,17 @@ def test_ladder_installs_nothing_when_one_required_package_is_not_trusted(no_run
 def test_installed_distribution_does_not_vouch_for_another_module(no_runner, requires, api):
     supported, answer = _answer(_ladder(), {NS: {"requires": requires, "plugin-api": api}})
     assert supported == {} and answer.source == "untrusted"
-    assert f"plugin-api {api!r} is not part of" in answer.notice
+    what = "names a __main__ module" if "__main__" in api else "is not part of"
+    assert f"plugin-api {api!r} {what}" in answer.notice
+
+
+@pytest.mark.parametrize("requires, api", [(["pip"], "pip.__main__"), (["pytest"], "pytest.__main__:x")])
+def test_installed_distribution_does_not_vouch_for_its_own_program(no_runner, requires, api):
+    """An installed package's __main__ runs its command line when imported: an
+    index must not be able to start it by naming it as a plugin."""
+    supported, answer = _answer(_ladder(), {NS: {"requires": requires, "plugin-api": api}})
+    assert supported == {} and answer.source == "untrusted"
+    assert f"plugin-api {api!r} names a __main__ module (importing it runs a program)" in answer.notice
 
 
 def test_installed_distribution_vouches_for_its_own_module(mocker):
