@@ -68,6 +68,11 @@ def redact(url: str) -> str:
 
 
 def _fetch_failure(exc: BaseException) -> str:
+    shown = getattr(exc, "shown", None)  # ours: already worded for the user
+    if isinstance(shown, str):
+        return shown
+    if type(exc).__name__ == "TooManyRedirects":  # it carries the last 3xx response
+        return "too many redirects"
     response = getattr(exc, "response", None)
     status = getattr(response, "status_code", None)
     if status is not None:

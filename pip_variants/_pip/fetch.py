@@ -94,10 +94,21 @@ def _write_store(path: str, content: bytes) -> None:
         pass
 
 
+class UnfollowedRedirect(Exception):
+    """A redirect the session did not follow (to another scheme, e.g. ``file:``):
+    its empty body is not the file."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(f"redirected to {location}, which is not followed")
+        self.shown = str(self)
+
+
 def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]:
     """The capped body and whether pip's HTTP cache answered (no request made)."""
     response = session.get(url, headers=headers, stream=True)
     response.raise_for_status()
+    if getattr(response, "is_redirect", False):
+        raise UnfollowedRedirect(str(response.headers.get("Location", "?")))
     return read(response), bool(getattr(response, "from_cache", False))
 
 

@@ -239,3 +239,12 @@ def test_failure_text_of_pip_network_errors():
     assert _fetch_failure(ConnectionFailedError()) == "connection failed"
     assert _fetch_failure(OSError("boom\nmore")) == "OSError: boom"
     assert _fetch_failure(TimeoutError("read timed out")) == "the request timed out"
+
+    class TooManyRedirects(Exception):
+        response = type("R", (), {"status_code": 302, "reason": "Found"})()
+
+    assert _fetch_failure(TooManyRedirects("Exceeded 30 redirects.")) == "too many redirects"
+    from pip_variants._pip.fetch import UnfollowedRedirect
+
+    assert _fetch_failure(UnfollowedRedirect("file:///etc/passwd")) == \
+        "redirected to file:///etc/passwd, which is not followed"
