@@ -69,9 +69,10 @@ def make_options() -> List[Option]:
             dest="pip_variants_allow_plugin",
             action="append",
             default=[],
-            metavar="NAME",
+            metavar="NAME[==VERSION]",
             help="Allow pip-variants to install and run the variant provider plugin NAME "
-            "in an isolated environment. Can be given several times.",
+            "(only that VERSION with NAME==VERSION) in an isolated environment. Can be given "
+            "several times.",
         ),
         Option(
             "--variant-enable",
