@@ -1,8 +1,9 @@
 """pip-variants: make stock pip variant-aware (PEP 817 / PEP 825 wheel variants).
 
-This module is imported by the start-up shim in every Python process of the
-environment, so it must stay free of imports: the public API lives in
-:mod:`pip_variants.api` and the submodules.
+Imported by the start-up hook's finder when pip first imports its internals,
+so it stays free of imports. The spec model lives in :mod:`pip_variants.metadata`,
+:mod:`pip_variants.selection` and :mod:`pip_variants.engine`; the pip hooks in
+:mod:`pip_variants._pip`; the command line in :mod:`pip_variants.cli`.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
