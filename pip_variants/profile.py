@@ -70,9 +70,13 @@ def parse_profile(data: Any, source: str = "<profile>") -> Profile:
         raise _fail(source, "top level must be an object")
     if "profile-version" in data:
         version = data["profile-version"]
-        if version != PROFILE_VERSION:
-            raise _fail(source, f"profile-version {version!r} is not supported (this release reads {PROFILE_VERSION})")
-        namespaces = data.get("namespaces")
+        if version != PROFILE_VERSION or isinstance(version, bool):
+            hint = (f"it must be the number {PROFILE_VERSION}, not a string"
+                    if str(version) == str(PROFILE_VERSION) else f"this release reads {PROFILE_VERSION}")
+            raise _fail(source, f"profile-version {version!r} is not supported ({hint})")
+        if "namespaces" not in data:
+            raise _fail(source, "missing 'namespaces' (an object: namespace -> feature -> values)")
+        namespaces = data["namespaces"]
         if not isinstance(namespaces, Mapping):
             raise _fail(source, "'namespaces' must be an object")
     else:

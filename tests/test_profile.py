@@ -32,6 +32,9 @@ def test_providers_entry_toml_shape(tmp_path):
 @pytest.mark.parametrize("content, words", [
     ("{", "not valid JSON"),
     ('{"profile-version": 9, "namespaces": {}}', "profile-version 9"),
+    ('{"profile-version": "1", "namespaces": {}}', "it must be the number 1, not a string"),
+    ('{"profile-version": true, "namespaces": {}}', "profile-version True is not supported"),
+    ('{"profile-version": 1}', "missing 'namespaces'"),
     ('{"NVIDIA": {}}', "invalid namespace"),
     ('{"nvidia": {"sm_arch": "90_real"}}', "must be a list"),
     ('{"nvidia": {"sm_arch": ["90-real"]}}', "must be a list of values"),

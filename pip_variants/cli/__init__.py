@@ -89,7 +89,7 @@ controls what pip-variants does."""
 
 _EXAMPLES = """\
 examples:
-  pip-variants demo                  see variant selection work, offline, in a minute
+  pip-variants demo                  see variant selection work, offline, in about 15 seconds
   pip-variants platform              what this machine supports
   pip-variants status                is the pip shim active? which providers?
   pip-variants explain torch         why pip picks the torch wheel it picks

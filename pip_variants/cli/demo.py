@@ -1,4 +1,4 @@
-"""``pip-variants demo``: watch stock pip pick wheel variants, offline, in a minute.
+"""``pip-variants demo``: watch stock pip pick wheel variants, offline, in about 15 seconds.
 
 1. publish a made-up release (``demo-tensor 1.0``) as variant wheels with the
    publisher tools, and serve it on 127.0.0.1 (stdlib ``http.server``);
@@ -347,7 +347,7 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         "demo",
         help="see variant selection work: publish, serve and install a made-up package, offline",
         description=(
-            "The first command to run. Offline, in about a minute: publish a made-up package\n"
+            "The first command to run. Offline, in about 15 seconds: publish a made-up package\n"
             "(demo-tensor 1.0) as variant wheels (cu128, cu126, x86_64_v3, null) plus a plain wheel,\n"
             "serve them on 127.0.0.1, create a temporary venv with stock pip and pip-variants, and\n"
             "ask pip which wheel this machine, a T4, an H100 and a CPU-only box would get, and why.\n"

@@ -9,7 +9,7 @@ import sys
 from typing import Any, Dict, Mapping, Tuple
 
 from .._atomic import write_file
-from . import CLIError, add_subcommand, print_json
+from . import _EXIT_TEXT, CLIError, add_subcommand, print_json
 from .platform import NamespaceReport, PlatformReport, format_table, gather_platform
 
 __all__ = ["register", "export_profile", "describe_profile"]
@@ -129,7 +129,7 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
             "select variants for that machine elsewhere: pip install --variant-profile FILE.\n"
             "Format: JSON, profile-version 1 (see docs/profile-format.md)."
         ),
-        epilog="examples:\n" + _EXPORT_EXAMPLES + "\n" + _SHOW_EXAMPLES,
+        epilog="examples:\n" + _EXPORT_EXAMPLES + "\n" + _SHOW_EXAMPLES + "\n\n" + _EXIT_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     group.set_defaults(handler=lambda args: (group.print_help(), 2)[1])
