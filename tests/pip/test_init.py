@@ -31,6 +31,9 @@ TARGETS = [
     ("pip._internal.commands.inspect", "InspectCommand", "_dist_to_dict"),
     ("pip._internal.commands.list", "", "format_for_columns"),
     ("pip._internal.commands.list", "", "format_for_json"),
+    # H20: pip list -o / pip index versions
+    ("pip._internal.commands.list", "ListCommand", "_build_package_finder"),
+    ("pip._internal.commands.index", "IndexCommand", "_build_package_finder"),
     # H14-H17 (ABI dependencies)
     ("pip._internal.resolution.resolvelib.resolver", "Resolver", "resolve"),
     ("pip._internal.resolution.resolvelib.candidates", "_InstallRequirementBackedCandidate", "iter_dependencies"),
