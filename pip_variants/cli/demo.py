@@ -263,9 +263,14 @@ def run_demo(*, keep: bool = False, out: TextIO = sys.stdout, use_venv: bool = T
             from .status import SUPPORTED_PIP, _version_of, pip_supported
 
             here = _version_of("pip")
-            if not here or not pip_supported(here):
+            if not here:
                 raise CLIError(
-                    f"pip {here or '(none)'} in {sys.prefix} is outside the range pip-variants supports "
+                    f"{sys.executable} has no pip: run '{sys.executable} -m ensurepip' and retry, or run the "
+                    "demo without --no-venv"
+                )
+            if not pip_supported(here):
+                raise CLIError(
+                    f"pip {here} in {sys.prefix} is outside the range pip-variants supports "
                     f"({SUPPORTED_PIP[0]}-{SUPPORTED_PIP[1]}): run 'python -m pip install -U pip' and retry"
                 )
             base_env = scrubbed_env({}, keep_pythonpath=True, tmp=tmp)
