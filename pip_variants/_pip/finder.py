@@ -177,7 +177,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return result
     pinned = bool(getattr(evaluator, "_hashes", None))
     if pinned:
-        result = _checked_against_pins(evaluator._hashes, result)
+        result = _checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical))
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
     release_of = ctx.release_of
@@ -227,32 +227,46 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     return final
 
 
-def _checked_against_pins(hashes: Any, result: List[Any]) -> List[Any]:
-    """Hash-checking mode (``--require-hashes``, ``--hash``): keep only the
-    variant wheels whose file is known to be pinned.
+def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] = None) -> List[Any]:
+    """Hash-checking mode (``--require-hashes``, ``--hash``): leave out the
+    variant wheels that are known not to be pinned, or cannot be checked while
+    the pins are all explained by the other files.
 
     pip keeps links that carry no digest (a ``--find-links`` folder, an index
     that publishes none), and keeps everything when no digest matches: it
     checks after the download. Stock pip then takes the plain wheel; ranked
     first, an unpinned variant would fail that check and break a lock file
-    that works without pip-variants. A local file is hashed here; a remote one
-    without a digest cannot be checked before it is downloaded, so it is left
-    out as long as another candidate remains (otherwise pip's own check after
-    the download decides, as it would for stock pip).
+    that works without pip-variants. A local file is hashed here. A remote one
+    without a digest cannot be checked before it is downloaded: it stands
+    aside when there are no more pins than non-variant files (a lock file made
+    without variants), and stays when there are more (the pins must name
+    variant wheels too). The label ``--variant`` forces always stays: pip's
+    own check after the download decides, as it would for stock pip.
     """
-    unchecked = set()
+    unknown: List[Any] = []
+    refused = set()
     for cand in result:
         link = cand.link
-        if label_of(link) is None:
+        label = label_of(link)
+        if label is None or label == forced:
             continue
         if link.has_hash:
             if not link.is_hash_allowed(hashes):
-                unchecked.add(id(cand))
-        elif not (link.is_file and _file_is_pinned(link.file_path, hashes)):
-            unchecked.add(id(cand))
-    if not unchecked:
+                refused.add(id(cand))
+        elif link.is_file:
+            if not _file_is_pinned(link.file_path, hashes):
+                refused.add(id(cand))
+        else:
+            unknown.append(cand)
+    if unknown:
+        allowed = getattr(hashes, "_allowed", None)
+        pins = sum(len(v) for v in allowed.values()) if isinstance(allowed, dict) else 0
+        plain = sum(1 for c in result if label_of(c.link) is None)
+        if pins <= plain:
+            refused.update(id(c) for c in unknown)
+    if not refused:
         return result
-    kept = [c for c in result if id(c) not in unchecked]
+    kept = [c for c in result if id(c) not in refused]
     return kept or result
 
 
@@ -364,8 +378,8 @@ def _apply_forced(
             elif out.problem:
                 problems.append(out.problem)
         error = VariantLabelNotFound(ctx.project, newest, forced, available)
-        if pinned:
-            problems.append("in hash-checking mode only the wheels whose hashes are pinned count")
+        if pinned:  # pip (or the check above) left out the wheels whose hashes are not pinned
+            problems.append("in hash-checking mode, wheels whose hashes are not pinned are not available")
         extra = f" ({'; '.join(dict.fromkeys(problems))})" if problems else ""
         raise VariantInstallationError(f"{error}{extra}")
     best = str(max(keep, key=lambda c: c.version).version)

@@ -171,14 +171,21 @@ def test_hash_checking_mode_from_a_folder_whose_links_carry_no_hashes(
     assert_clean(stderr)
 
 
-def test_hash_checking_mode_on_an_index_without_hashes(variant_venv, publish, index, tmp_path):
-    """A remote link without a digest cannot be checked before the download: its
-    variants stand aside, and the plain wheel a lock file made without variants
-    pins is installed, as stock pip would."""
+@pytest.mark.parametrize("pinned, args, expected", [
+    (("plain",), (), PLAIN),  # a lock file made without variants: the variants stand aside
+    (("ob", "mkl"), (), vfile("ob")),  # more pins than plain files: variants are pinned too
+    (("mkl",), ("--variant", "pkg=mkl"), vfile("mkl")),  # a forced label always stays
+])
+def test_hash_checking_mode_on_an_index_without_hashes(
+    variant_venv, publish, index, tmp_path, pinned, args, expected
+):
+    """A remote link without a digest cannot be checked before the download:
+    whether its variants stay depends on what the pins can name; pip's own
+    check after the download has the last word, as for stock pip."""
     release = publish("pkg", "1.0", DATA, hash=False)
-    req = _hash_pinned(release, tmp_path, "plain")
-    chosen, _, stderr = pick(variant_venv, index, req, "--require-hashes", "-r")
-    assert chosen == PLAIN, stderr
+    req = _hash_pinned(release, tmp_path, *pinned)
+    chosen, _, stderr = pick(variant_venv, index, req, *args, "--require-hashes", "-r")
+    assert chosen == expected, stderr
     assert_clean(stderr)
 
 
@@ -189,7 +196,8 @@ def test_variant_of_an_unpinned_label_says_hashes_decide(variant_venv, release, 
     assert proc.returncode != 0
     assert_clean(proc.stderr)
     assert "no variant labelled 'mkl'" in proc.stderr, proc.stderr
-    assert "in hash-checking mode only the wheels whose hashes are pinned count" in proc.stderr, proc.stderr
+    assert "in hash-checking mode, wheels whose hashes are not pinned are not available" in proc.stderr, \
+        proc.stderr
 
 
 def test_hash_checking_mode_with_only_an_unsupported_build(variant_venv, release, index, tmp_path):
