@@ -39,21 +39,27 @@ def replacing(tmp: PathLike, dest: PathLike) -> Iterator[None]:
 def write_file(dest: PathLike, data: bytes) -> None:
     """Write ``data`` to ``dest`` as a user naming an output file means it.
 
-    A symbolic link is followed: its target is replaced, the link stays. A
-    FIFO, a device (``/dev/stdout``, ``/dev/full``) or any other file that is
-    not a regular one is written to directly, never replaced by a regular
-    file. A regular file (or a new one) is replaced atomically.
+    A FIFO, a device, or a path under ``/dev`` or ``/proc`` (``/dev/stdout``
+    on a pipe or on a file the shell appends to, ``/dev/fd/63``) is written
+    to directly, appending, never replaced by a regular file. A symbolic link
+    to a regular file is followed: its target is replaced, the link stays. A
+    regular file (or a new one) is replaced atomically, keeping its mode.
     """
-    real = os.path.realpath(os.fspath(dest))
+    path = os.fspath(dest)
     try:
-        mode = os.stat(real).st_mode
+        st: "os.stat_result | None" = os.stat(path)
     except FileNotFoundError:
-        mode = stat.S_IFREG
-    if not stat.S_ISREG(mode):
-        with open(real, "wb") as f:
+        st = None
+    if path.startswith(("/dev/", "/proc/")) or (st is not None and not stat.S_ISREG(st.st_mode)):
+        with open(path, "ab") as f:
             f.write(data)
         return
+    real = os.path.realpath(path)
     folder, name = os.path.split(real)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    with replacing(tmp, real), open(tmp, "wb") as f:
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # O_EXCL: never write through something planted at the temporary name.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    with replacing(tmp, real), open(fd, "wb") as f:
         f.write(data)
+        if st is not None:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))

@@ -50,3 +50,28 @@ def test_replacing_removes_the_temporary_file_on_failure(tmp_path):
             tmp.write_bytes(b"half")
             raise KeyboardInterrupt
     assert dest.read_bytes() == b"kept" and not tmp.exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_write_file_through_proc_fd_appends_to_what_the_descriptor_is(tmp_path):
+    """``-o /dev/stdout`` with stdout a pipe, or a file the shell appends to."""
+    read_end, write_end = os.pipe()
+    try:
+        write_file(f"/proc/self/fd/{write_end}", b"to the pipe")
+        assert os.read(read_end, 100) == b"to the pipe"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"earlier line\n")
+    with open(log, "ab") as appended:
+        write_file(f"/proc/self/fd/{appended.fileno()}", b"new line\n")
+    assert log.read_bytes() == b"earlier line\nnew line\n"
+
+
+def test_write_file_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    dest = tmp_path / "shared.json"
+    dest.write_bytes(b"old")
+    os.chmod(dest, 0o640)
+    write_file(dest, b"new")
+    assert dest.read_bytes() == b"new" and (dest.stat().st_mode & 0o777) == 0o640
