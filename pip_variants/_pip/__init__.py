@@ -64,8 +64,11 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
 
 
 #: watched modules a newer pip may drop without harm: the deprecated
-#: pkg_resources metadata backend, and ``lock`` (absent before pip 25.1)
-_OPTIONAL_MODULES = frozenset(("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock"))
+#: pkg_resources metadata backend, ``lock`` (absent before pip 25.1), and the
+#: experimental ``index`` command (H20 only)
+_OPTIONAL_MODULES = frozenset(
+    ("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock", "pip._internal.commands.index")
+)
 
 
 class _Untested:

@@ -27,7 +27,12 @@ __all__ = ["patch"]
 def _wrap_build_package_finder(original: Callable[..., Any]) -> Callable[..., Any]:
     def _build_package_finder(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not (STATE.broken or STATE.stepped_aside or STATE.enabled):
-            STATE.labels = True
+            from . import verify_untested_pip
+
+            # On a newer pip, only once every hook point passed its shape check:
+            # this command must not offer what that pip's install cannot take.
+            if verify_untested_pip():
+                STATE.labels = True
         return original(self, *args, **kwargs)
 
     return _build_package_finder

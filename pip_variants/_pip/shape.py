@@ -86,9 +86,9 @@ EXPECTED: Dict[str, Tuple[Point, ...]] = {
     "pip._internal.commands.list": (
         ("", "format_for_columns", "function", ("pkgs", "options")),
         ("", "format_for_json", "function", ("packages", "options")),
-        ("ListCommand", "_build_package_finder", "function", ("self",)),
     ),
-    "pip._internal.commands.index": (("IndexCommand", "_build_package_finder", "function", ("self",)),),
+    # H20 is a convenience: a newer pip without these points just lists as stock pip does.
+    "pip._internal.commands.index": (),
 }
 
 

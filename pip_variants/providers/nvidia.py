@@ -223,8 +223,9 @@ def _decode_cuda_int(value: int) -> Version2:
     return value // 1000, (value % 1000) // 10
 
 
-#: How long NVML may take to answer: a wedged driver can block ``nvmlInit`` forever.
-QUERY_TIMEOUT = 10.0
+#: How long NVML may take to answer: a wedged driver can block ``nvmlInit`` forever,
+#: while a healthy multi-GPU host without the persistence daemon may take several seconds.
+QUERY_TIMEOUT = 30.0
 _FORCE_HINT = ("or set NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION and NV_VARIANT_PROVIDER_FORCE_SM_ARCH "
                "to skip detection")
 _hung_worker: Optional[Any] = None
