@@ -127,7 +127,7 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
     endpoint (``plugin-api``): trusting the distribution must not let an index
     import any other installed module (say ``unittest.__main__``).
     """
-    module = plugin_api.split(":", 1)[0].strip()
+    module = "".join(plugin_api.split(":", 1)[0].split())
     parts = module.split(".")
     if "__main__" in parts:
         return False  # importing a __main__ module runs the package's program, not a plugin
@@ -431,7 +431,7 @@ class SupportResolver:
 
     def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
         what = ("names a __main__ module (importing it runs a program)"
-                if "__main__" in api.split(":", 1)[0].strip().split(".") else f"is not part of {req.name!r}")
+                if "__main__" in "".join(api.split(":", 1)[0].split()).split(".") else f"is not part of {req.name!r}")
         return NamespaceSupport(
             ns, {}, "untrusted",
             f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}, "

@@ -48,7 +48,8 @@ def _has_pip_variants(activation: Any, prefix: str) -> bool:
     import subprocess
 
     try:
-        proc = subprocess.run([python, "-c", "import pip_variants"], capture_output=True, timeout=60,
+        # -E: a PYTHONPATH of this shell (a source checkout) must not vouch for that environment.
+        proc = subprocess.run([python, "-E", "-c", "import pip_variants"], capture_output=True, timeout=60,
                               stdin=subprocess.DEVNULL, env=dict(os.environ, PIP_NO_VARIANTS="1"))
     except (OSError, subprocess.SubprocessError):
         return True  # cannot tell: do not turn a working activation into an error

@@ -229,12 +229,29 @@ def installed_variants_summary() -> Dict[str, Any]:
 _TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")  # pip's strtobool
 
 
+#: the pip commands that select variants (H8)
+_VARIANT_COMMANDS = ("install", "download", "wheel", "lock")
+
+
+def _off_for(config: Mapping[str, str]) -> Dict[str, str]:
+    """pip command -> the pip config key that switches variants off for it
+    (its own section wins over ``[global]``, as in pip)."""
+    out: Dict[str, str] = {}
+    for command in _VARIANT_COMMANDS:
+        key = f"{command}.no-variants"
+        if key not in config:
+            key = "global.no-variants"
+        value = config.get(key)
+        if value is not None and value.strip().lower() in _TRUE_WORDS:
+            out[command] = key
+    return out
+
+
 def _off_by_config(config: Mapping[str, str]) -> List[str]:
     """The pip config keys (``install.no-variants``, ``global.no-variants``)
     that switch variants off: pip stays variant-aware, but those commands
     install plain wheels."""
-    return [k for k, v in config.items() if k.split(".", 1)[-1] == "no-variants"
-            and v.strip().lower() in _TRUE_WORDS]
+    return list(dict.fromkeys(_off_for(config).values()))
 
 
 def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
@@ -292,12 +309,10 @@ def format_status(st: Mapping[str, Any]) -> str:
             verdict = ("newer than the tested range and changed where pip-variants hooks in: pip stays "
                        f"stock ({'; '.join(untested.get('problems') or [])})")
         lines.append(f"pip:       {pip['version']} ({verdict}; tested range {pip['supported_range']})")
-    off_keys = st.get("variants_off_by_config") or []
-    if st["variants_enabled"] and off_keys:
-        where = ", ".join(f"{k} = {st['pip_config'].get(k, 'true')}" for k in off_keys)
-        commands = sorted({k.split(".", 1)[0] for k in off_keys})
-        scope = "every pip command" if "global" in commands else "pip " + ", ".join(commands)
-        lines.append(f"variants:  off for {scope} (pip config {where}): plain wheels only")
+    off = _off_for(st.get("pip_config") or {}) if st.get("variants_off_by_config") else {}
+    if st["variants_enabled"] and off:
+        where = ", ".join(f"{k} = {st['pip_config'].get(k, 'true')}" for k in dict.fromkeys(off.values()))
+        lines.append(f"variants:  off for pip {', '.join(off)} (pip config {where}): plain wheels only")
     elif st["variants_enabled"]:
         lines.append("variants:  on")
     else:

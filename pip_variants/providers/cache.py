@@ -178,10 +178,11 @@ def _load(path: Path, key: str, namespace: str) -> Optional[List[FeatureConfig]]
     except OSError:
         return None
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_ENTRY_BYTES:
+            os.close(fd)  # a directory or a FIFO: open() below would refuse it and leak fd
+            return None
         with open(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_ENTRY_BYTES:
-                return None
             data = json.loads(f.read(_MAX_ENTRY_BYTES + 1))
     except (OSError, ValueError, RecursionError):  # unreadable, truncated, not JSON, bad UTF-8, too deep
         return None

@@ -68,6 +68,9 @@ def test_no_variants_in_pip_conf_shows_as_off(run_cli, tmp_path):
     assert st["variants_enabled"] is True and st["variants_off_by_config"] == ["install.no-variants"]
     conf.write_text("[install]\nno-variants = false\n")
     assert "variants:  on" in run_cli("status", env={"PIP_CONFIG_FILE": str(conf)}).stdout
+    conf.write_text("[global]\nno-variants = true\n[install]\nno-variants = false\n")
+    out = run_cli("status", env={"PIP_CONFIG_FILE": str(conf)}).stdout
+    assert "variants:  off for pip download, wheel, lock (pip config global.no-variants = true)" in out, out
 
 
 def test_human_output(run_cli):

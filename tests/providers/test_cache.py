@@ -141,6 +141,16 @@ def test_cache_file_is_a_fifo(where) -> None:
     assert provider.calls == 1  # replaced by a regular entry
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_an_entry_that_is_not_a_file_leaks_no_descriptor(where) -> None:
+    path = cache_file("fake", where)
+    path.mkdir(parents=True)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        assert cache._load(path, "KEY", "fake") is None
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_cache_file_is_a_directory(where) -> None:
     provider = FakeProvider()
     cache_file("fake", where).mkdir(parents=True)
