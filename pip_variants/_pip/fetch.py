@@ -95,12 +95,16 @@ def _write_store(path: str, content: bytes) -> None:
 
 
 class UnfollowedRedirect(Exception):
-    """A redirect the session did not follow (to another scheme, e.g. ``file:``):
-    its empty body is not the file."""
+    """A redirect off http(s) (to ``file:``): pip 26.3's session does not follow
+    it (an empty body, not the file), older ones do (a local file, not the
+    index's); neither is read as the index file."""
 
     def __init__(self, location: str) -> None:
         super().__init__(f"redirected to {location}, which is not followed")
         self.shown = str(self)
+
+
+_WEB = ("http://", "https://")
 
 
 def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]:
@@ -109,6 +113,9 @@ def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]
     response.raise_for_status()
     if getattr(response, "is_redirect", False):
         raise UnfollowedRedirect(str(response.headers.get("Location", "?")))
+    final = str(getattr(response, "url", None) or url)
+    if url.startswith(_WEB) and not final.startswith(_WEB):
+        raise UnfollowedRedirect(final)
     return read(response), bool(getattr(response, "from_cache", False))
 
 

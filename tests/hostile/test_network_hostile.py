@@ -61,6 +61,7 @@ def release(publish):
         ("reset", FAST, "could not fetch"),
         ("timeout", FAST, "timed out"),
         ("garbage", FAST, "invalid variant metadata"),
+        ("redirect-loop", FAST, "too many redirects"),
     ],
 )
 def test_failing_index_file_gives_plain_with_one_warning(
@@ -80,6 +81,18 @@ def test_failing_index_file_gives_plain_with_one_warning(
     assert not variant_wheels_fetched(index), index.downloaded()
     # pip's --timeout bounds the wait (the fault would hold the socket for 20 s).
     assert elapsed < 15, f"took {elapsed:.1f}s\n{stderr}"
+
+
+def test_index_file_redirected_off_the_web_is_not_read(variant_venv, release, index):
+    """An http index redirecting to file: : older pips follow it (a local file
+    would be read as the index file), pip 26.3 refuses it with its own warning."""
+    index.fault(JSON_NAME, "redirect-file")
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *FAST, timeout=120)
+    assert chosen == PLAIN, stderr
+    assert_no_crash(stderr)
+    ours = [line for line in stderr.splitlines() if "pip-variants:" in line]
+    assert len(ours) == 1, stderr
+    assert "redirected to file:///dev/null, which is not followed" in ours[0], ours[0]
 
 
 def test_slow_but_steady_index_file_is_waited_for(variant_venv, release, index):

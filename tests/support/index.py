@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote, urlsplit
 __all__ = ["LocalIndex", "FAULT_KINDS", "JSON_CONTENT_TYPE", "canonical_name"]
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
-FAULT_KINDS = ("404", "500", "timeout", "reset", "trickle", "garbage")
+FAULT_KINDS = ("404", "500", "timeout", "reset", "trickle", "garbage", "redirect-loop", "redirect-file")
 HashMode = Union[bool, str, None]
 
 
@@ -454,6 +454,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
         elif fault.kind == "reset":
             self._abort()
+        elif fault.kind == "redirect-loop":
+            self._redirect(self.path)  # to itself, for ever
+        elif fault.kind == "redirect-file":
+            self._redirect("file:///dev/null")  # off the web, onto this machine
         elif fault.kind == "garbage":
             junk = (b"\x00\xffgarbage{<" * (len(body) // 10 + 1))[: max(len(body), 64)]
             self._send(200, junk, ctype, head)
