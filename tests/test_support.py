@@ -123,9 +123,11 @@ def test_an_unusable_provider_entry_turns_off_its_namespace_only(entry, words):
         "providers": {"blas_lapack": entry, "nvidia": NVIDIA},
         "variants": {"ob": {"blas_lapack": {"library": ["openblas"]}}},
     }, "pkg-1.0-variants.json")
-    answer = SupportResolver(SupportSettings()).namespace_support(md.provider("blas_lapack"))
+    resolver = SupportResolver(SupportSettings())
+    answer = resolver.namespace_support(md.provider("blas_lapack"))
     assert answer.source in ("failed", "disabled") and not answer.features
     assert words in (answer.notice or ""), answer
+    assert resolver.namespace_support(md.provider("nvidia")).source == "builtin:nvidia"  # the rest goes on
 
 
 def test_enable_if_evaluated_against_target_environment():  # §11 behaviour 17
