@@ -135,11 +135,43 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
             except Exception as exc:
                 messages.internal_error("Resolver.resolve", exc)
         try:
-            return original(self, root_reqs, *args, **kwargs)
+            result = original(self, root_reqs, *args, **kwargs)
         finally:
             _close_pool(self)
+        _check_forced(self, root_reqs)
+        return result
 
     return resolve
+
+
+def _check_forced(resolver: Any, root_reqs: Any) -> None:
+    """``--variant`` names that chose nothing (a typo, a kept installation)."""
+    from .context import ATTR
+
+    factory = getattr(resolver, "factory", None)
+    ctx = getattr(getattr(factory, "_finder", None), ATTR, None)
+    if ctx is None or not ctx.forced or not selecting():
+        return
+    try:
+        from .finder import report_unused_forced
+
+        unused = set(ctx.forced) - ctx.looked_up
+        if not unused:
+            return
+        from ..installed import variant_of
+
+        installed = {_compat.canonical_name(name): dist
+                     for name, dist in getattr(factory, "_installed_dists", {}).items()}
+        kept: Dict[str, Optional[str]] = {}
+        for req in root_reqs:
+            name = _compat.canonical_name(getattr(req, "name", None) or "")
+            dist = installed.get(name)
+            if name in unused and dist is not None and getattr(req, "link", None) is None:
+                variant = variant_of(getattr(dist, "location", None), name, str(dist.version))
+                kept[name] = variant.label if variant is not None else None
+        report_unused_forced(ctx, kept)
+    except Exception as exc:
+        messages.internal_error("Resolver.resolve", exc)
 
 
 def _close_pool(resolver: Any) -> None:

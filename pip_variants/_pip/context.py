@@ -198,6 +198,8 @@ class FinderContext:
         self.pages_seen: Set[str] = set()
         #: pip reads more than one index or find-links source per project (H8)
         self.several_sources = False
+        #: projects pip asked the finder about (H3): ``--variant`` names no other
+        self.looked_up: Set[str] = set()
 
     @property
     def engine(self) -> "VariantEngine":

@@ -89,7 +89,9 @@ def _wrap_make_candidate_evaluator(original: Callable[..., Any]) -> Callable[...
         if ctx is not None and selecting():
             try:
                 name = kwargs.get("project_name", args[0] if args else None)
-                setattr(evaluator, ATTR, EvaluatorContext(ctx, str(name)))
+                evaluator_ctx = EvaluatorContext(ctx, str(name))
+                setattr(evaluator, ATTR, evaluator_ctx)
+                ctx.looked_up.add(evaluator_ctx.canonical)
             except Exception as exc:
                 messages.internal_error("PackageFinder.make_candidate_evaluator", exc)
         return evaluator
@@ -428,6 +430,41 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             f"pip-variants: no distribution of {project} {newest} fits this machine ({why}){older}. "
             f"Run 'pip-variants explain {ctx.canonical}' for details."
         )
+
+
+def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]]) -> None:
+    """After a resolution: a ``--variant NAME=LABEL`` that chose nothing.
+
+    A misspelt NAME, or a requested project that pip kept installed (``kept``:
+    canonical name -> the installed variant's label, ``None`` for a
+    non-variant wheel) silently gives another build than the one asked for;
+    both are said. Any other unused name stays quiet (but for ``-v``):
+    ``PIP_VARIANT`` or pip.conf may well name projects that a given
+    ``pip install`` does not involve.
+    """
+    import difflib
+
+    for name, label in sorted(ctx.forced.items()):
+        if name in ctx.looked_up:
+            continue
+        option = f"--variant {name}={label}"
+        close = difflib.get_close_matches(name, sorted(ctx.looked_up), n=1)
+        if name in kept:
+            if kept[name] == label:
+                continue
+            installed = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
+            messages.warn_once(
+                f"pip-variants: {option} was not applied: pip kept the installed {name} "
+                f"({installed}); add --force-reinstall to install variant {label!r}"
+            )
+        elif close:
+            messages.warn_once(
+                f"pip-variants: {option} was not applied: pip looked up no project named "
+                f"{name!r}; did you mean {close[0]!r}?"
+            )
+        else:
+            messages.debug("pip-variants: %s was not applied: pip looked up no project named %r",
+                           option, name)
 
 
 # ----------------------------------------------------------------------------- H5

@@ -128,6 +128,32 @@ def test_variant_with_an_unknown_label_is_a_clear_error(variant_venv, release, i
         assert label in proc.stderr, proc.stderr
 
 
+def test_variant_naming_a_misspelt_project_is_said(variant_venv, release, index):
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant", "pgk=mkl")
+    assert chosen == vfile("ob"), stderr
+    assert "--variant pgk=mkl was not applied" in stderr and "did you mean 'pkg'" in stderr, stderr
+    # PIP_VARIANT may name projects another install needs: no word about those.
+    chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_VARIANT="torch=cu128")
+    assert chosen == vfile("ob"), stderr
+    assert "not applied" not in stderr, stderr
+
+
+def test_variant_of_a_project_pip_keeps_installed_is_said(fresh_venv, release, index):
+    run_pip(fresh_venv, "install", *index_args(index), "pkg")
+    proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "pkg")
+    assert "already satisfied" in proc.stdout, proc.stdout
+    assert "--variant pkg=mkl was not applied: pip kept the installed pkg (variant ob)" in proc.stderr, proc.stderr
+    assert "--force-reinstall" in proc.stderr
+    assert_clean(proc.stderr)
+    proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=ob", "pkg")
+    assert "not applied" not in proc.stderr, proc.stderr  # the build asked for is there
+    proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "--force-reinstall",
+                   "--no-deps", "pkg")
+    assert "not applied" not in proc.stderr, proc.stderr
+    proc = run_pip(fresh_venv, "show", "pkg")
+    assert "mkl" in proc.stdout, proc.stdout
+
+
 def _hash_pinned(release, tmp_path, *labels: str):
     """A requirements file pinning pkg 1.0 to the wheels of ``labels`` (``plain``: the
     non-variant wheel), as pip-compile --generate-hashes writes it."""

@@ -290,3 +290,34 @@ def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monk
     else:
         monkeypatch.setenv("PIP_VARIANTS_EXPLAIN_FILE", str(tmp_path / "explain.jsonl"))
     assert best_filename(variant_finder([b, a], **opts)) == "pkg-2.0-py3-none-any-x.whl"
+
+
+def _unused_forced_messages(finder, kept, caplog):
+    from pip_variants._pip.finder import report_unused_forced
+
+    with caplog.at_level("DEBUG", logger="pip_variants"):
+        report_unused_forced(getattr(finder, ATTR), kept)
+    return [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
+def test_unused_forced_label_names_the_close_project(patched, pkg_dir, caplog):
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pgk=fv9", "torch=cu128", "pkg=fv1"])
+    finder.find_best_candidate("pkg")
+    assert getattr(finder, ATTR).looked_up == {"pkg"}
+    assert _unused_forced_messages(finder, {}, caplog) == [
+        ("WARNING", "pip-variants: --variant pgk=fv9 was not applied: pip looked up no project named 'pgk'; "
+                    "did you mean 'pkg'?"),
+        ("DEBUG", "pip-variants: --variant torch=cu128 was not applied: pip looked up no project named 'torch'"),
+    ]
+
+
+@pytest.mark.parametrize("installed", [None, "fv1", "fv3"])
+def test_unused_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed):
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=fv3"])
+    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog)
+    if installed == "fv3":
+        assert messages == []
+    else:
+        what = f"variant {installed}" if installed else "not a variant wheel"
+        assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
+                                        f"installed pkg ({what}); add --force-reinstall to install variant 'fv3'")]
