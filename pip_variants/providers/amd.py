@@ -39,6 +39,7 @@ __all__ = [
     "FORCE_ROCM_ENV",
     "PREFERRED_GFX_ENV",
     "HSA_OVERRIDE_ENV",
+    "VISIBLE_DEVICES_ENV",
     "SYSFS_ROOT_ENV",
     "gfx_name",
     "parse_hsa_override",
@@ -59,6 +60,7 @@ FORCE_GFX_ENV = "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH"
 FORCE_ROCM_ENV = "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION"
 PREFERRED_GFX_ENV = "AMD_PREFERRED_GFX_ARCHS"
 HSA_OVERRIDE_ENV = "HSA_OVERRIDE_GFX_VERSION"
+VISIBLE_DEVICES_ENV = "ROCR_VISIBLE_DEVICES"
 ROCM_PATH_ENV = "ROCM_PATH"
 DEFAULT_ROCM_PATH = "/opt/rocm"
 #: Test-only (private): a directory standing in for ``/sys``, so end-to-end
@@ -160,13 +162,15 @@ def _nodes_dir(sysfs_root: str) -> str:
 
 
 def kfd_gfx_archs(
-    sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None
+    sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None,
+    visible: Optional[str] = None,
 ) -> List[str]:
     """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
 
     Nodes with ``gfx_target_version`` 0 (CPUs) or no SIMDs are skipped, as
     ROCm's runtime does. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
-    version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``.
+    version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``; ``visible``
+    (``ROCR_VISIBLE_DEVICES``) keeps the GPUs it names, see :func:`visible_gpus`.
     """
     nodes = _nodes_dir(sysfs_root)
     try:
@@ -174,7 +178,7 @@ def kfd_gfx_archs(
     except OSError:
         return []
     forced = parse_hsa_override(hsa_override) if hsa_override else None
-    out: List[str] = []
+    gpus: List[Tuple[str, str]] = []
     for entry in entries:
         props = _properties(os.path.join(nodes, entry, "properties"))
         try:
@@ -186,8 +190,36 @@ def kfd_gfx_archs(
             continue
         name = gfx_name(forced if forced is not None else version)
         if name is not None:
-            out.append(name)
-    return out
+            gpus.append((name, props.get("unique_id", "")))
+    return [name for name, _ in visible_gpus(gpus, visible)]
+
+
+def visible_gpus(gpus: Sequence[Tuple[str, str]], visible: Optional[str]) -> List[Tuple[str, str]]:
+    """The ``(gfx name, KFD unique_id)`` pairs that ``ROCR_VISIBLE_DEVICES`` lets through.
+
+    ROCm's runtime numbers the GPU agents in KFD node order and accepts, comma
+    separated, those indices and ``GPU-<16 hex digits>`` UUIDs (the
+    ``unique_id`` in hex, as ``rocminfo`` prints it); the tools the reference
+    plugin runs honour it that way, so the KFD reading must too. A value
+    that is unset, empty, or not made only of such tokens filters nothing:
+    hiding a GPU on a guess would be worse than listing one too many.
+    """
+    if not visible or not visible.strip():
+        return list(gpus)
+    tokens = [token.strip().lower() for token in visible.split(",")]
+    if not all(token.isdigit() or re.fullmatch(r"gpu-[0-9a-f]{1,16}", token) for token in tokens):
+        logger.debug("%s=%r: not indices or GPU UUIDs; every GPU is listed", VISIBLE_DEVICES_ENV, visible)
+        return list(gpus)
+    by_uuid = {f"gpu-{int(unique_id):016x}": at for at, (_, unique_id) in enumerate(gpus) if unique_id.isdigit()}
+    chosen: List[int] = []
+    for token in tokens:
+        if token.isdigit():
+            found = int(token) if int(token) < len(gpus) else None
+        else:
+            found = by_uuid.get("gpu-" + token[4:].rjust(16, "0"))
+        if found is not None and found not in chosen:
+            chosen.append(found)
+    return [gpus[at] for at in chosen]
 
 
 # -- the plugin's tool path ------------------------------------------------------------
@@ -353,7 +385,9 @@ class AmdProvider:
 
     def detect_gfx_archs(self) -> List[str]:
         """Detected names, unique and string-sorted like the plugin."""
-        names = kfd_gfx_archs(self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV))
+        names = kfd_gfx_archs(
+            self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV), os.environ.get(VISIBLE_DEVICES_ENV)
+        )
         if not names:
             names = tool_gfx_archs()
         return sorted(set(names))
@@ -412,7 +446,7 @@ class AmdProvider:
             rocm_version_file=_read(os.path.join(rocm, ".info", "version")),
             path=os.environ.get("PATH", ""),
         )
-        for name in (FORCE_GFX_ENV, FORCE_ROCM_ENV, PREFERRED_GFX_ENV, HSA_OVERRIDE_ENV):
+        for name in (FORCE_GFX_ENV, FORCE_ROCM_ENV, PREFERRED_GFX_ENV, HSA_OVERRIDE_ENV, VISIBLE_DEVICES_ENV):
             inputs[name] = os.environ.get(name, "")
         return inputs
 

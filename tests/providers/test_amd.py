@@ -19,6 +19,7 @@ from pip_variants.providers.amd import (
     FORCE_GFX_ENV,
     FORCE_ROCM_ENV,
     HSA_OVERRIDE_ENV,
+    VISIBLE_DEVICES_ENV,
     AmdProvider,
     gfx_name,
     kfd_gfx_archs,
@@ -28,7 +29,7 @@ from pip_variants.providers.amd import (
 )
 from pip_variants.providers.base import FeatureConfig, ProviderError
 from pip_variants.providers.cache import cache_key, cached_supported_configs
-from support.fakehw import GFX_TARGET_VERSIONS, kfd_tree, rocm_tree
+from support.fakehw import GFX_TARGET_VERSIONS, UNIQUE_ID_BASE, kfd_tree, rocm_tree
 
 
 def gfx(*names: str) -> FeatureConfig:
@@ -161,6 +162,38 @@ def test_hsa_override_applies_to_every_gpu(tmp_path, no_tools, monkeypatch):
 def test_bad_hsa_override_is_ignored(tmp_path, no_tools, monkeypatch):
     monkeypatch.setenv(HSA_OVERRIDE_ENV, "eleven")
     assert provider(tmp_path, ["gfx1103"]).supported_configs() == [gfx("gfx1103")]
+
+
+def _uuid(gpu_index: int) -> str:
+    # the fake tree's CPU is node 0, so GPU n is node n + 1
+    return f"GPU-{UNIQUE_ID_BASE + gpu_index + 1:016x}"
+
+
+@pytest.mark.parametrize(
+    "visible, expected",
+    [
+        ("1", ["gfx1036"]),  # indices count GPU agents only, in KFD node order
+        ("2,0", ["gfx942", "gfx1100"]),
+        ("0,0", ["gfx1100"]),
+        (" 0 , 2 ", ["gfx1100", "gfx942"]),
+        ("7", []),  # names no GPU: none is visible
+        (_uuid(2), ["gfx942"]),
+        (_uuid(1).upper(), ["gfx1036"]),  # any case
+        (f"{_uuid(2)},0", ["gfx942", "gfx1100"]),
+        ("", ["gfx1100", "gfx1036", "gfx942"]),  # empty or unreadable: filter nothing
+        ("all", ["gfx1100", "gfx1036", "gfx942"]),
+        ("0,x", ["gfx1100", "gfx1036", "gfx942"]),
+        ("-1", ["gfx1100", "gfx1036", "gfx942"]),
+    ],
+)
+def test_rocr_visible_devices(tmp_path, visible, expected):
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx1100", "gfx1036", "gfx942"])
+    assert kfd_gfx_archs(str(sysfs), visible=visible) == expected
+
+
+def test_rocr_visible_devices_hides_a_gpu_from_the_provider(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(VISIBLE_DEVICES_ENV, "1")
+    assert provider(tmp_path, ["gfx1036", "gfx1100"]).supported_configs() == [gfx("gfx1100")]
 
 
 def test_nodes_in_numeric_order_and_garbage_skipped(tmp_path):
@@ -306,7 +339,10 @@ def test_cache_key_follows_gpus_rocm_and_overrides(tmp_path, monkeypatch, no_too
     third = cache_key(p)
     assert third != second
     monkeypatch.setenv(FORCE_ROCM_ENV, "6.4")
-    assert cache_key(p) != third
+    fourth = cache_key(p)
+    assert fourth != third
+    monkeypatch.setenv(VISIBLE_DEVICES_ENV, "1")
+    assert cache_key(p) != fourth
 
 
 def test_cached_answer_is_recomputed_after_a_rocm_update(tmp_path, no_tools):

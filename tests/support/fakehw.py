@@ -85,6 +85,10 @@ GFX_TARGET_VERSIONS = {
 }
 
 
+#: GPU node ``n``'s ``unique_id`` in :func:`kfd_tree` (ROCm's UUID: ``GPU-`` and its 16 hex digits)
+UNIQUE_ID_BASE = 0x5C5A7C3E2D3A1B00
+
+
 def kfd_tree(root: Union[str, Path], gpus: Sequence[Union[str, int]], *, cpu: bool = True) -> Path:
     """Write a fake ``/sys`` under ``root`` with a CPU node then one node per GPU.
 
@@ -110,6 +114,7 @@ def kfd_tree(root: Union[str, Path], gpus: Sequence[Union[str, int]], *, cpu: bo
             "mem_banks_count 1\n"
             f"gfx_target_version {version}\n"
             "vendor_id 4098\n"
+            + (f"unique_id {UNIQUE_ID_BASE + index}\n" if version else "")
         )
     return root
 
