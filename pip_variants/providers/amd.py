@@ -12,7 +12,10 @@ kernel's KFD topology in sysfs first (no subprocess, no ROCm userspace needed,
 ~0.1 ms) and only run those tools when sysfs shows no GPU node. Both name the
 same targets: ``rocm_agent_enumerator`` itself decodes ``gfx_target_version``
 the same way, and ROCm's runtime applies ``HSA_OVERRIDE_GFX_VERSION`` to every
-GPU agent, so we do too.
+GPU agent, so we do too. Like ROCm (and so like the tools), we count only the
+GPUs this process can reach: ``/dev/kfd`` and each GPU's render node present
+(a container gets the host's ``/sys`` but only the devices passed to it), then
+``ROCR_VISIBLE_DEVICES``.
 
 Overrides: ``AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH`` (list split on commas,
 semicolons or whitespace, order kept) and
@@ -67,6 +70,7 @@ DEFAULT_ROCM_PATH = "/opt/rocm"
 #: tests can fake a GPU inside a pip subprocess. Not a user setting.
 SYSFS_ROOT_ENV = "PIP_VARIANTS_TEST_SYSFS_ROOT"
 DEFAULT_SYSFS_ROOT = "/sys"
+DEFAULT_DEV_ROOT = "/dev"
 KFD_NODES = os.path.join("class", "kfd", "kfd", "topology", "nodes")
 
 #: The plugin's ``get_all_configs`` lists (its order).
@@ -163,7 +167,7 @@ def _nodes_dir(sysfs_root: str) -> str:
 
 def kfd_gfx_archs(
     sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None,
-    visible: Optional[str] = None,
+    visible: Optional[str] = None, dev_root: Optional[str] = None,
 ) -> List[str]:
     """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
 
@@ -171,7 +175,14 @@ def kfd_gfx_archs(
     ROCm's runtime does. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
     version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``; ``visible``
     (``ROCR_VISIBLE_DEVICES``) keeps the GPUs it names, see :func:`visible_gpus`.
+
+    With ``dev_root`` (``/dev``), only the GPUs this process could open count:
+    a container sees the host's whole ``/sys`` but only the devices passed to
+    it, and ROCm's thunk skips a node whose ``renderD<drm_render_minor>`` is
+    missing; without ``kfd`` there, ROCm sees no GPU at all (``docker build``).
     """
+    if dev_root is not None and not os.path.exists(os.path.join(dev_root, "kfd")):
+        return []
     nodes = _nodes_dir(sysfs_root)
     try:
         entries = sorted(os.listdir(nodes), key=_node_key)
@@ -187,6 +198,11 @@ def kfd_gfx_archs(
         except ValueError:
             continue
         if version <= 0 or simds <= 0:
+            continue
+        minor = props.get("drm_render_minor", "")
+        if dev_root is not None and minor.isdigit() and not os.path.exists(
+            os.path.join(dev_root, "dri", f"renderD{minor}")
+        ):
             continue
         name = gfx_name(forced if forced is not None else version)
         if name is not None:
@@ -372,13 +388,21 @@ class AmdProvider:
     plugin_apis: Tuple[str, ...] = ("amd_variant_provider.plugin:AMDVariantPlugin",)
 
     def __init__(
-        self, *, sysfs_root: Optional[str] = None, rocm_path: Optional[str] = None
+        self, *, sysfs_root: Optional[str] = None, rocm_path: Optional[str] = None,
+        dev_root: Optional[str] = None,
     ) -> None:
         self._sysfs_root = sysfs_root
         self._rocm_path = rocm_path
+        self._dev_root = dev_root
 
     def _sysfs(self) -> str:
         return self._sysfs_root if self._sysfs_root is not None else _sysfs_root_default()
+
+    def _dev(self) -> Optional[str]:
+        """Where the device files are; ``None`` (not checked) for a fake ``/sys`` tree."""
+        if self._dev_root is not None:
+            return self._dev_root
+        return DEFAULT_DEV_ROOT if self._sysfs() == DEFAULT_SYSFS_ROOT else None
 
     def _rocm(self) -> str:
         return self._rocm_path if self._rocm_path is not None else rocm_root()
@@ -386,7 +410,8 @@ class AmdProvider:
     def detect_gfx_archs(self) -> List[str]:
         """Detected names, unique and string-sorted like the plugin."""
         names = kfd_gfx_archs(
-            self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV), os.environ.get(VISIBLE_DEVICES_ENV)
+            self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV), os.environ.get(VISIBLE_DEVICES_ENV),
+            self._dev(),
         )
         if not names:
             names = tool_gfx_archs()
@@ -445,10 +470,23 @@ class AmdProvider:
             rocm_path=rocm,
             rocm_version_file=_read(os.path.join(rocm, ".info", "version")),
             path=os.environ.get("PATH", ""),
+            devices=_device_files(self._dev()),
         )
         for name in (FORCE_GFX_ENV, FORCE_ROCM_ENV, PREFERRED_GFX_ENV, HSA_OVERRIDE_ENV, VISIBLE_DEVICES_ENV):
             inputs[name] = os.environ.get(name, "")
         return inputs
+
+
+def _device_files(dev_root: Optional[str]) -> str:
+    """What the device checks of :func:`kfd_gfx_archs` see (a container passes other devices)."""
+    if dev_root is None:
+        return ""
+    try:
+        render = sorted(n for n in os.listdir(os.path.join(dev_root, "dri")) if n.startswith("renderD"))
+    except OSError:
+        render = []
+    kfd = "kfd" if os.path.exists(os.path.join(dev_root, "kfd")) else "no-kfd"
+    return ",".join([kfd, *render])
 
 
 def _read(path: str) -> str:

@@ -29,7 +29,7 @@ from pip_variants.providers.amd import (
 )
 from pip_variants.providers.base import FeatureConfig, ProviderError
 from pip_variants.providers.cache import cache_key, cached_supported_configs
-from support.fakehw import GFX_TARGET_VERSIONS, UNIQUE_ID_BASE, kfd_tree, rocm_tree
+from support.fakehw import GFX_TARGET_VERSIONS, UNIQUE_ID_BASE, dev_tree, kfd_tree, rocm_tree
 
 
 def gfx(*names: str) -> FeatureConfig:
@@ -194,6 +194,46 @@ def test_rocr_visible_devices(tmp_path, visible, expected):
 def test_rocr_visible_devices_hides_a_gpu_from_the_provider(tmp_path, no_tools, monkeypatch):
     monkeypatch.setenv(VISIBLE_DEVICES_ENV, "1")
     assert provider(tmp_path, ["gfx1036", "gfx1100"]).supported_configs() == [gfx("gfx1100")]
+
+
+def test_a_container_sees_the_gpus_it_was_passed(tmp_path):
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx1100", "gfx1036", "gfx942"])
+    dev = dev_tree(tmp_path / "dev", [2, 3])  # --device /dev/kfd --device /dev/dri/renderD129 ...
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev)) == ["gfx1036", "gfx942"]
+    # ROCR_VISIBLE_DEVICES counts the GPUs ROCm can open, not the host's
+    assert kfd_gfx_archs(str(sysfs), visible="1", dev_root=str(dev)) == ["gfx942"]
+    assert kfd_gfx_archs(str(sysfs)) == ["gfx1100", "gfx1036", "gfx942"]  # no device check
+
+
+def test_without_dev_kfd_rocm_sees_no_gpu(tmp_path):
+    # docker build on a GPU host: the host's /sys, no devices
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx942"])
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev_tree(tmp_path / "dev", [1], kfd=False))) == []
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(tmp_path / "nothing")) == []
+
+
+def test_a_node_without_a_render_minor_is_kept(tmp_path):
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx942"])
+    props = sysfs / "class/kfd/kfd/topology/nodes/1/properties"
+    props.write_text("".join(line + "\n" for line in props.read_text().splitlines()
+                             if not line.startswith("drm_render_minor")))
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev_tree(tmp_path / "dev", []))) == ["gfx942"]
+
+
+def test_device_files_are_checked_only_on_the_real_sys(tmp_path, monkeypatch):
+    monkeypatch.delenv(amd.SYSFS_ROOT_ENV, raising=False)
+    assert AmdProvider()._dev() == "/dev"
+    assert AmdProvider(sysfs_root=str(tmp_path))._dev() is None
+    assert AmdProvider(sysfs_root=str(tmp_path), dev_root=str(tmp_path))._dev() == str(tmp_path)
+
+
+def test_provider_in_a_container(tmp_path, no_tools):
+    p = provider(tmp_path, ["gfx1100", "gfx942"], "6.4.1", dev_root=str(dev_tree(tmp_path / "dev", [2])))
+    assert p.supported_configs() == [gfx("gfx942"), rocm("6.4")]
+    before = cache_key(p)
+    dev_tree(tmp_path / "dev", [1])
+    assert cache_key(p) != before
+    assert p.supported_configs() == [gfx("gfx1100", "gfx942"), rocm("6.4")]
 
 
 def test_nodes_in_numeric_order_and_garbage_skipped(tmp_path):

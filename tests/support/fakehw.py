@@ -87,6 +87,8 @@ GFX_TARGET_VERSIONS = {
 
 #: GPU node ``n``'s ``unique_id`` in :func:`kfd_tree` (ROCm's UUID: ``GPU-`` and its 16 hex digits)
 UNIQUE_ID_BASE = 0x5C5A7C3E2D3A1B00
+#: GPU node ``n``'s ``drm_render_minor`` in :func:`kfd_tree` (its device: ``/dev/dri/renderD<minor>``)
+RENDER_MINOR_BASE = 127
 
 
 def kfd_tree(root: Union[str, Path], gpus: Sequence[Union[str, int]], *, cpu: bool = True) -> Path:
@@ -114,8 +116,21 @@ def kfd_tree(root: Union[str, Path], gpus: Sequence[Union[str, int]], *, cpu: bo
             "mem_banks_count 1\n"
             f"gfx_target_version {version}\n"
             "vendor_id 4098\n"
-            + (f"unique_id {UNIQUE_ID_BASE + index}\n" if version else "")
+            + (f"unique_id {UNIQUE_ID_BASE + index}\ndrm_render_minor {RENDER_MINOR_BASE + index}\n"
+               if version else "")
         )
+    return root
+
+
+def dev_tree(root: Union[str, Path], gpu_nodes: Sequence[int], *, kfd: bool = True) -> Path:
+    """A fake ``/dev`` holding ``kfd`` and the render nodes of the given KFD node numbers
+    (of a :func:`kfd_tree`; node 0 is its CPU): what a container is passed."""
+    root = Path(root)
+    (root / "dri").mkdir(parents=True, exist_ok=True)
+    if kfd:
+        (root / "kfd").write_text("")
+    for node in gpu_nodes:
+        (root / "dri" / f"renderD{RENDER_MINOR_BASE + node}").write_text("")
     return root
 
 
