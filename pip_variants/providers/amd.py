@@ -174,7 +174,8 @@ def kfd_gfx_archs(
     Nodes with ``gfx_target_version`` 0 (CPUs) or no SIMDs are skipped, as
     ROCm's runtime does. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
     version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``; ``visible``
-    (``ROCR_VISIBLE_DEVICES``) keeps the GPUs it names, see :func:`visible_gpus`.
+    (``ROCR_VISIBLE_DEVICES``, ``None`` when unset) keeps the GPUs it names, see
+    :func:`visible_gpus`.
 
     With ``dev_root`` (``/dev``), only the GPUs this process could open count:
     a container sees the host's whole ``/sys`` but only the devices passed to
@@ -189,7 +190,7 @@ def kfd_gfx_archs(
     except OSError:
         return []
     forced = parse_hsa_override(hsa_override) if hsa_override else None
-    gpus: List[Tuple[str, str]] = []
+    gpus: List[Tuple[Optional[str], str]] = []
     for entry in entries:
         props = _properties(os.path.join(nodes, entry, "properties"))
         try:
@@ -204,38 +205,60 @@ def kfd_gfx_archs(
             os.path.join(dev_root, "dri", f"renderD{minor}")
         ):
             continue
-        name = gfx_name(forced if forced is not None else version)
-        if name is not None:
-            gpus.append((name, props.get("unique_id", "")))
-    return [name for name, _ in visible_gpus(gpus, visible)]
+        # An unknown version still counts for ROCR_VISIBLE_DEVICES' numbering.
+        gpus.append((gfx_name(forced if forced is not None else version), props.get("unique_id", "")))
+    return [name for name, _ in visible_gpus(gpus, visible) if name is not None]
 
 
-def visible_gpus(gpus: Sequence[Tuple[str, str]], visible: Optional[str]) -> List[Tuple[str, str]]:
+def visible_gpus(
+    gpus: Sequence[Tuple[Optional[str], str]], visible: Optional[str]
+) -> List[Tuple[Optional[str], str]]:
     """The ``(gfx name, KFD unique_id)`` pairs that ``ROCR_VISIBLE_DEVICES`` lets through.
 
-    ROCm's runtime numbers the GPU agents in KFD node order and accepts, comma
-    separated, those indices and ``GPU-<16 hex digits>`` UUIDs (the
-    ``unique_id`` in hex, as ``rocminfo`` prints it); the tools the reference
-    plugin runs honour it that way, so the KFD reading must too. A value
-    that is unset, empty, or not made only of such tokens filters nothing:
-    hiding a GPU on a guess would be worse than listing one too many.
+    ``None`` (unset) keeps every GPU. Otherwise the rules of ROCm's runtime,
+    which the tools the reference plugin runs apply: set but empty shows no
+    GPU; comma-separated tokens (trimmed, any case) are GPU indices in KFD
+    node order (C ``strtol`` base 0: ``1``, ``0x1``, ``01``) or ``GPU-`` UUIDs
+    (a prefix of ``GPU-`` and the ``unique_id`` as 16 hex digits, matching one
+    GPU only; a GPU whose ``unique_id`` is 0 never matches). The first token
+    that is malformed, out of range, ambiguous or already seen ends the list,
+    and at most as many tokens as there are GPUs are read.
     """
-    if not visible or not visible.strip():
+    if visible is None:
         return list(gpus)
-    tokens = [token.strip().lower() for token in visible.split(",")]
-    if not all(token.isdigit() or re.fullmatch(r"gpu-[0-9a-f]{1,16}", token) for token in tokens):
-        logger.debug("%s=%r: not indices or GPU UUIDs; every GPU is listed", VISIBLE_DEVICES_ENV, visible)
-        return list(gpus)
-    by_uuid = {f"gpu-{int(unique_id):016x}": at for at, (_, unique_id) in enumerate(gpus) if unique_id.isdigit()}
+    if not visible:
+        return []
+    uuids = [
+        f"GPU-{int(unique_id):016X}" if unique_id.isdigit() and int(unique_id) else None
+        for _, unique_id in gpus
+    ]
     chosen: List[int] = []
-    for token in tokens:
-        if token.isdigit():
-            found = int(token) if int(token) < len(gpus) else None
+    for token in [token.strip().upper() for token in visible.split(",")][: len(gpus)]:
+        if token.startswith("G"):
+            matches = [at for at, uuid in enumerate(uuids) if uuid and 5 <= len(token) <= 20
+                       and uuid.startswith(token)]
+            found: Optional[int] = matches[0] if len(matches) == 1 else None
         else:
-            found = by_uuid.get("gpu-" + token[4:].rjust(16, "0"))
-        if found is not None and found not in chosen:
-            chosen.append(found)
+            found = _strtol(token)
+        if found is None or not 0 <= found < len(gpus) or found in chosen:
+            break
+        chosen.append(found)
     return [gpus[at] for at in chosen]
+
+
+def _strtol(token: str) -> Optional[int]:
+    """C's ``strtol(token, &end, 0)`` when it reads the whole token, else ``None``."""
+    match = re.fullmatch(r"([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", token)
+    if match is None:
+        return None
+    digits = match.group(2)
+    if digits[:2] in ("0x", "0X"):
+        value = int(digits, 16)
+    elif digits.startswith("0"):
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    return -value if match.group(1) == "-" else value
 
 
 # -- the plugin's tool path ------------------------------------------------------------
@@ -413,7 +436,9 @@ class AmdProvider:
             self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV), os.environ.get(VISIBLE_DEVICES_ENV),
             self._dev(),
         )
-        if not names:
+        if not names and not kfd_gfx_archs(self._sysfs()):
+            # The tools only where the topology itself shows no GPU: GPUs this
+            # process cannot reach (or hides) are hidden from them too.
             names = tool_gfx_archs()
         return sorted(set(names))
 

@@ -172,23 +172,51 @@ def _uuid(gpu_index: int) -> str:
 @pytest.mark.parametrize(
     "visible, expected",
     [
+        (None, ["gfx1100", "gfx1036", "gfx942"]),  # unset: every GPU
         ("1", ["gfx1036"]),  # indices count GPU agents only, in KFD node order
         ("2,0", ["gfx942", "gfx1100"]),
-        ("0,0", ["gfx1100"]),
         (" 0 , 2 ", ["gfx1100", "gfx942"]),
-        ("7", []),  # names no GPU: none is visible
+        ("0x2", ["gfx942"]),  # strtol base 0
+        ("02", ["gfx942"]),
+        ("+1", ["gfx1036"]),
         (_uuid(2), ["gfx942"]),
-        (_uuid(1).upper(), ["gfx1036"]),  # any case
+        (_uuid(1).lower(), ["gfx1036"]),  # any case
+        (_uuid(2)[:-1], []),  # a prefix of every GPU's UUID here: ambiguous, the list ends
+        ("GPU-5C5A", []),  # a prefix of every UUID: ambiguous, the list ends
+        ("GPU-", []),  # too short
         (f"{_uuid(2)},0", ["gfx942", "gfx1100"]),
-        ("", ["gfx1100", "gfx1036", "gfx942"]),  # empty or unreadable: filter nothing
-        ("all", ["gfx1100", "gfx1036", "gfx942"]),
-        ("0,x", ["gfx1100", "gfx1036", "gfx942"]),
-        ("-1", ["gfx1100", "gfx1036", "gfx942"]),
+        ("", []),  # set but empty: no GPU, as ROCm
+        ("-1", []),  # out of range ends the list
+        ("7", []),
+        ("0,7,1", ["gfx1100"]),
+        ("0,x,1", ["gfx1100"]),  # malformed ends the list
+        ("0,08", ["gfx1100"]),
+        ("0,1,0,2", ["gfx1100", "gfx1036"]),  # a repeated index ends the list
+        ("all", []),
+        ("0,1,2,0x0", ["gfx1100", "gfx1036", "gfx942"]),  # no more tokens read than GPUs
     ],
 )
 def test_rocr_visible_devices(tmp_path, visible, expected):
     sysfs = kfd_tree(tmp_path / "sys", ["gfx1100", "gfx1036", "gfx942"])
     assert kfd_gfx_archs(str(sysfs), visible=visible) == expected
+
+
+def test_rocr_visible_devices_numbering_counts_unknown_gpus_and_skips_zero_uuids(tmp_path):
+    sysfs = kfd_tree(tmp_path / "sys", [10101, "gfx942", "gfx1100"])  # the first: no gfx name known
+    assert kfd_gfx_archs(str(sysfs), visible="1") == ["gfx942"]
+    props = sysfs / "class/kfd/kfd/topology/nodes/3/properties"
+    props.write_text(props.read_text().replace(f"unique_id {UNIQUE_ID_BASE + 3}", "unique_id 0"))
+    assert kfd_gfx_archs(str(sysfs), visible="GPU-0000000000000000") == []
+    assert kfd_gfx_archs(str(sysfs), visible=_uuid(1)) == ["gfx942"]
+
+
+def test_gpus_hidden_on_purpose_do_not_run_the_tools(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(amd, "tool_gfx_archs", lambda *a: calls.append(a) or ["gfx90a"])
+    monkeypatch.setenv(VISIBLE_DEVICES_ENV, "")
+    assert provider(tmp_path, ["gfx942"]).detect_gfx_archs() == []
+    assert calls == []
+    assert provider(tmp_path / "empty", []).detect_gfx_archs() == ["gfx90a"]  # no GPU node at all
 
 
 def test_rocr_visible_devices_hides_a_gpu_from_the_provider(tmp_path, no_tools, monkeypatch):
