@@ -27,7 +27,7 @@ Every wrapper falls back to stock behaviour on an internal error.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from . import _compat, _patching, messages
 from .state import STATE, selecting
@@ -138,14 +138,14 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
             result = original(self, root_reqs, *args, **kwargs)
         finally:
             _close_pool(self)
-        _check_forced(self, root_reqs)
+        _check_forced(self)
         return result
 
     return resolve
 
 
-def _check_forced(resolver: Any, root_reqs: Any) -> None:
-    """``--variant`` names that chose nothing (a typo, a kept installation)."""
+def _check_forced(resolver: Any) -> None:
+    """``--variant`` names that chose nothing: a typo, or a build pip kept installed."""
     from .context import ATTR
 
     factory = getattr(resolver, "factory", None)
@@ -153,23 +153,27 @@ def _check_forced(resolver: Any, root_reqs: Any) -> None:
     if ctx is None or not ctx.forced or not selecting():
         return
     try:
+        mapping = getattr(getattr(resolver, "_result", None), "mapping", None)
+        if not isinstance(mapping, Mapping):
+            return  # a pip that keeps the result elsewhere: say nothing rather than guess
+        from ..installed import variant_of
         from .finder import report_unused_forced
 
-        unused = set(ctx.forced) - ctx.looked_up
-        if not unused:
-            return
-        from ..installed import variant_of
-
-        installed = {_compat.canonical_name(name): dist
-                     for name, dist in getattr(factory, "_installed_dists", {}).items()}
+        resolved: Dict[str, Any] = {}
+        for candidate in mapping.values():
+            build = getattr(candidate, "base", None) or candidate  # an ExtrasCandidate wraps it
+            name = getattr(build, "project_name", None)
+            if name is not None:
+                resolved.setdefault(_compat.canonical_name(str(name)), build)
         kept: Dict[str, Optional[str]] = {}
-        for req in root_reqs:
-            name = _compat.canonical_name(getattr(req, "name", None) or "")
-            dist = installed.get(name)
-            if name in unused and dist is not None and getattr(req, "link", None) is None:
-                variant = variant_of(getattr(dist, "location", None), name, str(dist.version))
+        for name in ctx.forced:
+            build = resolved.get(name)
+            if build is not None and type(build).__name__ == "AlreadyInstalledCandidate":
+                dist = getattr(build, "dist", None)
+                variant = variant_of(getattr(dist, "location", None), name, str(getattr(dist, "version", "")) or None)
                 kept[name] = variant.label if variant is not None else None
-        report_unused_forced(ctx, kept)
+        installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
+        report_unused_forced(ctx, kept, set(resolved) | installed)
     except Exception as exc:
         messages.internal_error("Resolver.resolve", exc)
 

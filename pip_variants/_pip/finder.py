@@ -17,7 +17,7 @@ removed, not merely ranked low (PIP-HOOKS §6.6).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
@@ -432,39 +432,66 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         )
 
 
-def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]]) -> None:
-    """After a resolution: a ``--variant NAME=LABEL`` that chose nothing.
+def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]], involved: Set[str]) -> None:
+    """After a resolution: ``--variant NAME=LABEL`` choices that chose nothing.
 
-    A misspelt NAME, or a requested project that pip kept installed (``kept``:
-    canonical name -> the installed variant's label, ``None`` for a
-    non-variant wheel) silently gives another build than the one asked for;
-    both are said. Any other unused name stays quiet (but for ``-v``):
-    ``PIP_VARIANT`` or pip.conf may well name projects that a given
-    ``pip install`` does not involve.
+    ``kept``: forced projects pip kept installed (canonical name -> the
+    installed build's label, ``None`` for a non-variant wheel), which silently
+    leaves another build than the one asked for; ``involved``: every project
+    the resolution or the environment holds. A name in neither, close to one
+    of them, is most likely a typo. Anything else stays quiet but for ``-v``:
+    ``PIP_VARIANT`` or pip.conf may well name projects a given run does not need.
     """
-    import difflib
-
     for name, label in sorted(ctx.forced.items()):
-        if name in ctx.looked_up:
-            continue
         option = f"--variant {name}={label}"
-        close = difflib.get_close_matches(name, sorted(ctx.looked_up), n=1)
         if name in kept:
-            if kept[name] == label:
-                continue
-            installed = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
+            if kept[name] != label:
+                installed = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
+                messages.warn_once(
+                    f"pip-variants: {option} was not applied: pip kept the installed {name} ({installed}); "
+                    f"to replace it: pip install --force-reinstall --no-deps {name} {option}"
+                )
+            continue
+        if name in ctx.looked_up or name in involved:
+            continue
+        near = _near_name(name, ctx.looked_up | involved)
+        if near is not None:
             messages.warn_once(
-                f"pip-variants: {option} was not applied: pip kept the installed {name} "
-                f"({installed}); add --force-reinstall to install variant {label!r}"
-            )
-        elif close:
-            messages.warn_once(
-                f"pip-variants: {option} was not applied: pip looked up no project named "
-                f"{name!r}; did you mean {close[0]!r}?"
+                f"pip-variants: {option} was not applied: no project named {name!r} is part of "
+                f"this install; did you mean {near!r}?"
             )
         else:
-            messages.debug("pip-variants: %s was not applied: pip looked up no project named %r",
+            messages.debug("pip-variants: %s was not applied: no project named %r is part of this install",
                            option, name)
+
+
+def _near_name(name: str, names: Set[str]) -> Optional[str]:
+    """The one name a slip of the keyboard away (``pgk``, ``tourch``), not a
+    longer or shorter relative (``torch`` and ``torchvision``, ``jax`` and ``jaxlib``)."""
+    limit = 1 if len(name) <= 5 else 2
+    near = sorted(
+        other for other in names
+        if not (other.startswith(name) or name.startswith(other)) and _edits(name, other, limit) <= limit
+    )
+    return near[0] if len(near) == 1 else None
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours turning
+    ``a`` into ``b`` (optimal string alignment), or ``limit + 1`` once above ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: List[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+    return min(row[-1], limit + 1)
 
 
 # ----------------------------------------------------------------------------- H5

@@ -131,7 +131,8 @@ def test_variant_with_an_unknown_label_is_a_clear_error(variant_venv, release, i
 def test_variant_naming_a_misspelt_project_is_said(variant_venv, release, index):
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant", "pgk=mkl")
     assert chosen == vfile("ob"), stderr
-    assert "--variant pgk=mkl was not applied" in stderr and "did you mean 'pkg'" in stderr, stderr
+    assert "--variant pgk=mkl was not applied: no project named 'pgk'" in stderr, stderr
+    assert "did you mean 'pkg'" in stderr, stderr
     # PIP_VARIANT may name projects another install needs: no word about those.
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_VARIANT="torch=cu128")
     assert chosen == vfile("ob"), stderr
@@ -143,8 +144,17 @@ def test_variant_of_a_project_pip_keeps_installed_is_said(fresh_venv, release, i
     proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "pkg")
     assert "already satisfied" in proc.stdout, proc.stdout
     assert "--variant pkg=mkl was not applied: pip kept the installed pkg (variant ob)" in proc.stderr, proc.stderr
-    assert "--force-reinstall" in proc.stderr
+    assert "pip install --force-reinstall --no-deps pkg --variant pkg=mkl" in proc.stderr
     assert_clean(proc.stderr)
+    # -U looks at the index, and pip still keeps the installed build of the same version
+    proc = run_pip(fresh_venv, "install", "-U", *index_args(index), "--variant", "pkg=mkl", "pkg")
+    assert "pip kept the installed pkg (variant ob)" in proc.stderr, proc.stderr
+    # a dependency pip keeps, and a name only in a constraints file, are no typos
+    constraints = fresh_venv.path / "c.txt"
+    constraints.write_text("pkg==1.0\n")
+    proc = run_pip(fresh_venv, "install", "--dry-run", *index_args(index), "-c", constraints,
+                   "--variant", "pkg=mkl", "--variant", "pkgs=x", "pip")
+    assert "not applied" not in proc.stderr, proc.stderr
     proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=ob", "pkg")
     assert "not applied" not in proc.stderr, proc.stderr  # the build asked for is there
     proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "--force-reinstall",

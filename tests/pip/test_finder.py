@@ -292,11 +292,11 @@ def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monk
     assert best_filename(variant_finder([b, a], **opts)) == "pkg-2.0-py3-none-any-x.whl"
 
 
-def _unused_forced_messages(finder, kept, caplog):
+def _unused_forced_messages(finder, kept, caplog, involved=()):
     from pip_variants._pip.finder import report_unused_forced
 
     with caplog.at_level("DEBUG", logger="pip_variants"):
-        report_unused_forced(getattr(finder, ATTR), kept)
+        report_unused_forced(getattr(finder, ATTR), kept, set(involved))
     return [(r.levelname, r.getMessage()) for r in caplog.records]
 
 
@@ -305,19 +305,52 @@ def test_unused_forced_label_names_the_close_project(patched, pkg_dir, caplog):
     finder.find_best_candidate("pkg")
     assert getattr(finder, ATTR).looked_up == {"pkg"}
     assert _unused_forced_messages(finder, {}, caplog) == [
-        ("WARNING", "pip-variants: --variant pgk=fv9 was not applied: pip looked up no project named 'pgk'; "
-                    "did you mean 'pkg'?"),
-        ("DEBUG", "pip-variants: --variant torch=cu128 was not applied: pip looked up no project named 'torch'"),
+        ("WARNING", "pip-variants: --variant pgk=fv9 was not applied: no project named 'pgk' is part of "
+                    "this install; did you mean 'pkg'?"),
+        ("DEBUG", "pip-variants: --variant torch=cu128 was not applied: no project named 'torch' is part "
+                  "of this install"),
+    ]
+
+
+def test_unused_forced_label_of_a_project_in_the_install_is_no_typo(patched, pkg_dir, caplog):
+    # torch is installed (a dependency pip did not need to change): not 'did you mean torchvision'
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["torch=cu128", "jax=cuda12"])
+    finder.find_best_candidate("pkg")
+    getattr(finder, ATTR).looked_up.update({"torchvision", "jaxlib"})
+    assert _unused_forced_messages(finder, {}, caplog, involved={"torch"}) == [
+        ("DEBUG", "pip-variants: --variant jax=cuda12 was not applied: no project named 'jax' is part "
+                  "of this install"),
     ]
 
 
 @pytest.mark.parametrize("installed", [None, "fv1", "fv3"])
 def test_unused_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed):
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=fv3"])
-    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog)
+    finder.find_best_candidate("pkg")  # looked up (pip install -U) and still kept
+    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog, involved={"pkg"})
     if installed == "fv3":
         assert messages == []
     else:
         what = f"variant {installed}" if installed else "not a variant wheel"
         assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
-                                        f"installed pkg ({what}); add --force-reinstall to install variant 'fv3'")]
+                                        f"installed pkg ({what}); to replace it: pip install "
+                                        f"--force-reinstall --no-deps pkg --variant pkg=fv3")]
+
+
+@pytest.mark.parametrize(
+    "name, names, expected",
+    [
+        ("pgk", {"pkg"}, "pkg"),
+        ("tourch", {"torch"}, "torch"),
+        ("torhc", {"torch", "torchvision"}, "torch"),
+        ("numpy", {"numba"}, None),  # two edits in a short name
+        ("torch", {"torchvision"}, None),  # a relative, not a typo
+        ("jax", {"jaxlib"}, None),
+        ("abd", {"abc", "abe"}, None),  # which one?
+        ("flash-atn", {"flash-attn"}, "flash-attn"),
+    ],
+)
+def test_near_name(name, names, expected):
+    from pip_variants._pip.finder import _near_name
+
+    assert _near_name(name, names) == expected
