@@ -168,12 +168,15 @@ def _check_forced(resolver: Any) -> None:
         kept: Dict[str, Optional[str]] = {}
         for name in ctx.forced:
             build = resolved.get(name)
-            if build is not None and type(build).__name__ == "AlreadyInstalledCandidate":
-                dist = getattr(build, "dist", None)
-                variant = variant_of(getattr(dist, "location", None), name, str(getattr(dist, "version", "")) or None)
-                kept[name] = variant.label if variant is not None else None
+            if build is None or type(build).__name__ != "AlreadyInstalledCandidate":
+                continue
+            dist = getattr(build, "dist", None)
+            if getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
+                continue  # the user's own checkout or file: no index build would replace it
+            variant = variant_of(getattr(dist, "location", None), name, str(getattr(dist, "version", "")) or None)
+            kept[name] = variant.label if variant is not None else None
         installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
-        report_unused_forced(ctx, kept, set(resolved) | installed)
+        report_unused_forced(ctx, kept, set(resolved), installed)
     except Exception as exc:
         messages.internal_error("Resolver.resolve", exc)
 

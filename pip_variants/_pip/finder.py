@@ -432,29 +432,32 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         )
 
 
-def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]], involved: Set[str]) -> None:
+def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]], resolved: Set[str],
+                         installed: Set[str]) -> None:
     """After a resolution: ``--variant NAME=LABEL`` choices that chose nothing.
 
     ``kept``: forced projects pip kept installed (canonical name -> the
     installed build's label, ``None`` for a non-variant wheel), which silently
-    leaves another build than the one asked for; ``involved``: every project
-    the resolution or the environment holds. A name in neither, close to one
-    of them, is most likely a typo. Anything else stays quiet but for ``-v``:
-    ``PIP_VARIANT`` or pip.conf may well name projects a given run does not need.
+    leaves another build than the one asked for. A name that is neither
+    resolved nor installed, a slip away from a project of this install, is
+    most likely a typo. Anything else stays quiet but for ``-v``:
+    ``PIP_VARIANT`` or pip.conf may well name projects a given run does not
+    need, so the environment's other projects are never suggested.
     """
     for name, label in sorted(ctx.forced.items()):
         option = f"--variant {name}={label}"
         if name in kept:
             if kept[name] != label:
-                installed = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
+                installed_build = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
                 messages.warn_once(
-                    f"pip-variants: {option} was not applied: pip kept the installed {name} ({installed}); "
-                    f"to replace it: pip install --force-reinstall --no-deps {name} {option}"
+                    f"pip-variants: {option} was not applied: pip kept the installed {name} "
+                    f"({installed_build}); add --force-reinstall to replace it (with --no-deps, "
+                    "its dependencies stay as they are)"
                 )
             continue
-        if name in ctx.looked_up or name in involved:
+        if name in ctx.looked_up or name in resolved or name in installed:
             continue
-        near = _near_name(name, ctx.looked_up | involved)
+        near = _near_name(name, ctx.looked_up | resolved)
         if near is not None:
             messages.warn_once(
                 f"pip-variants: {option} was not applied: no project named {name!r} is part of "
@@ -468,7 +471,7 @@ def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]], inv
 def _near_name(name: str, names: Set[str]) -> Optional[str]:
     """The one name a slip of the keyboard away (``pgk``, ``tourch``), not a
     longer or shorter relative (``torch`` and ``torchvision``, ``jax`` and ``jaxlib``)."""
-    limit = 1 if len(name) <= 5 else 2
+    limit = 1 if len(name) < 8 else 2
     near = sorted(
         other for other in names
         if not (other.startswith(name) or name.startswith(other)) and _edits(name, other, limit) <= limit

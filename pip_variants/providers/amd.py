@@ -177,12 +177,15 @@ def kfd_gfx_archs(
     (``ROCR_VISIBLE_DEVICES``, ``None`` when unset) keeps the GPUs it names, see
     :func:`visible_gpus`.
 
-    With ``dev_root`` (``/dev``), only the GPUs this process could open count:
-    a container sees the host's whole ``/sys`` but only the devices passed to
-    it, and ROCm's thunk skips a node whose ``renderD<drm_render_minor>`` is
-    missing; without ``kfd`` there, ROCm sees no GPU at all (``docker build``).
+    With ``dev_root`` (``/dev``), the devices decide as in ROCm's thunk: a
+    container sees the host's whole ``/sys`` but only the devices passed to
+    it, and a GPU whose ``renderD<drm_render_minor>`` is missing is skipped;
+    without ``kfd`` (``docker build``), or with a device this user may not
+    open (not in the ``render`` group), ROCm sees no GPU at all. A node
+    without ``drm_render_minor`` (which makes the thunk fail) is kept: what
+    the KFD says is the better guess there.
     """
-    if dev_root is not None and not os.path.exists(os.path.join(dev_root, "kfd")):
+    if dev_root is not None and not _usable(os.path.join(dev_root, "kfd")):
         return []
     nodes = _nodes_dir(sysfs_root)
     try:
@@ -195,19 +198,27 @@ def kfd_gfx_archs(
         props = _properties(os.path.join(nodes, entry, "properties"))
         try:
             version = int(props.get("gfx_target_version", "0"))
-            simds = int(props.get("simd_count", "1"))
+            simds = int(props.get("simd_count", "0"))
         except ValueError:
             continue
-        if version <= 0 or simds <= 0:
+        if simds <= 0:  # a CPU; ROCm numbers every node with SIMDs as a GPU
             continue
         minor = props.get("drm_render_minor", "")
-        if dev_root is not None and minor.isdigit() and not os.path.exists(
-            os.path.join(dev_root, "dri", f"renderD{minor}")
-        ):
-            continue
+        if dev_root is not None and minor.isdigit():
+            render = os.path.join(dev_root, "dri", f"renderD{minor}")
+            if not os.path.exists(render):
+                continue
+            if not _usable(render):
+                return []
+        if forced is not None:
+            version = forced
         # An unknown version still counts for ROCR_VISIBLE_DEVICES' numbering.
-        gpus.append((gfx_name(forced if forced is not None else version), props.get("unique_id", "")))
+        gpus.append((gfx_name(version) if version > 0 else None, props.get("unique_id", "")))
     return [name for name, _ in visible_gpus(gpus, visible) if name is not None]
+
+
+def _usable(device: str) -> bool:
+    return os.path.exists(device) and os.access(device, os.R_OK | os.W_OK)
 
 
 def visible_gpus(
@@ -222,7 +233,8 @@ def visible_gpus(
     (a prefix of ``GPU-`` and the ``unique_id`` as 16 hex digits, matching one
     GPU only; a GPU whose ``unique_id`` is 0 never matches). The first token
     that is malformed, out of range, ambiguous or already seen ends the list,
-    and at most as many tokens as there are GPUs are read.
+    and at most as many tokens as there are GPUs are read; an empty one among
+    them stops ROCm from starting, so no GPU is shown.
     """
     if visible is None:
         return list(gpus)
@@ -234,6 +246,8 @@ def visible_gpus(
     ]
     chosen: List[int] = []
     for token in [token.strip().upper() for token in visible.split(",")][: len(gpus)]:
+        if not token:
+            return []  # ROCm's runtime fails to start on an empty entry
         if token.startswith("G"):
             matches = [at for at, uuid in enumerate(uuids) if uuid and 5 <= len(token) <= 20
                        and uuid.startswith(token)]

@@ -292,11 +292,11 @@ def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monk
     assert best_filename(variant_finder([b, a], **opts)) == "pkg-2.0-py3-none-any-x.whl"
 
 
-def _unused_forced_messages(finder, kept, caplog, involved=()):
+def _unused_forced_messages(finder, kept, caplog, resolved=(), installed=()):
     from pip_variants._pip.finder import report_unused_forced
 
     with caplog.at_level("DEBUG", logger="pip_variants"):
-        report_unused_forced(getattr(finder, ATTR), kept, set(involved))
+        report_unused_forced(getattr(finder, ATTR), kept, set(resolved), set(installed))
     return [(r.levelname, r.getMessage()) for r in caplog.records]
 
 
@@ -317,9 +317,19 @@ def test_unused_forced_label_of_a_project_in_the_install_is_no_typo(patched, pkg
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["torch=cu128", "jax=cuda12"])
     finder.find_best_candidate("pkg")
     getattr(finder, ATTR).looked_up.update({"torchvision", "jaxlib"})
-    assert _unused_forced_messages(finder, {}, caplog, involved={"torch"}) == [
+    assert _unused_forced_messages(finder, {}, caplog, installed={"torch"}) == [
         ("DEBUG", "pip-variants: --variant jax=cuda12 was not applied: no project named 'jax' is part "
                   "of this install"),
+    ]
+
+
+def test_unused_forced_label_is_never_matched_with_the_environment(patched, pkg_dir, caplog):
+    # PIP_VARIANT=jaxlib=cuda12 in a scikit-learn environment: joblib is no typo of it
+    finder = variant_finder([str(pkg_dir)], pip_variants_variant=["jaxlib=cuda12"])
+    finder.find_best_candidate("pkg")
+    assert _unused_forced_messages(finder, {}, caplog, resolved={"requests"}, installed={"joblib"}) == [
+        ("DEBUG", "pip-variants: --variant jaxlib=cuda12 was not applied: no project named 'jaxlib' is "
+                  "part of this install"),
     ]
 
 
@@ -327,14 +337,14 @@ def test_unused_forced_label_of_a_project_in_the_install_is_no_typo(patched, pkg
 def test_unused_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed):
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=fv3"])
     finder.find_best_candidate("pkg")  # looked up (pip install -U) and still kept
-    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog, involved={"pkg"})
+    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog, resolved={"pkg"})
     if installed == "fv3":
         assert messages == []
     else:
         what = f"variant {installed}" if installed else "not a variant wheel"
         assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
-                                        f"installed pkg ({what}); to replace it: pip install "
-                                        f"--force-reinstall --no-deps pkg --variant pkg=fv3")]
+                                        f"installed pkg ({what}); add --force-reinstall to replace it "
+                                        f"(with --no-deps, its dependencies stay as they are)")]
 
 
 @pytest.mark.parametrize(
@@ -348,6 +358,9 @@ def test_unused_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, in
         ("jax", {"jaxlib"}, None),
         ("abd", {"abc", "abe"}, None),  # which one?
         ("flash-atn", {"flash-attn"}, "flash-attn"),
+        ("scipy", {"scapy"}, "scapy"),  # one edit: a likely slip
+        ("faiss-gpu", {"faiss-cpu"}, "faiss-cpu"),
+        ("jaxlib", {"joblib"}, None),  # two edits in a name under 8 characters
     ],
 )
 def test_near_name(name, names, expected):

@@ -194,6 +194,9 @@ def _uuid(gpu_index: int) -> str:
         ("0,1,0,2", ["gfx1100", "gfx1036"]),  # a repeated index ends the list
         ("all", []),
         ("0,1,2,0x0", ["gfx1100", "gfx1036", "gfx942"]),  # no more tokens read than GPUs
+        ("0,,1", []),  # ROCm fails to start: no GPU
+        ("0, ,1", []),
+        ("0,1,2,", ["gfx1100", "gfx1036", "gfx942"]),  # not read
     ],
 )
 def test_rocr_visible_devices(tmp_path, visible, expected):
@@ -238,6 +241,29 @@ def test_without_dev_kfd_rocm_sees_no_gpu(tmp_path):
     sysfs = kfd_tree(tmp_path / "sys", ["gfx942"])
     assert kfd_gfx_archs(str(sysfs), dev_root=str(dev_tree(tmp_path / "dev", [1], kfd=False))) == []
     assert kfd_gfx_archs(str(sysfs), dev_root=str(tmp_path / "nothing")) == []
+
+
+def test_a_device_this_user_may_not_open_hides_every_gpu(tmp_path, monkeypatch):
+    # not in the render group: ROCm's thunk fails as a whole
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx1100", "gfx942"])
+    dev = dev_tree(tmp_path / "dev", [1, 2])
+    real_access = os.access
+    denied = {str(dev / "dri" / "renderD129")}
+    monkeypatch.setattr(amd.os, "access", lambda path, mode: str(path) not in denied and real_access(path, mode))
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev)) == []
+    denied = {str(dev / "kfd")}
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev)) == []
+    denied = set()
+    assert kfd_gfx_archs(str(sysfs), dev_root=str(dev)) == ["gfx1100", "gfx942"]
+
+
+def test_a_gpu_node_without_a_version_keeps_its_number(tmp_path):
+    sysfs = kfd_tree(tmp_path / "sys", ["gfx1100", "gfx942"])
+    props = sysfs / "class/kfd/kfd/topology/nodes/1/properties"
+    props.write_text(props.read_text().replace("gfx_target_version 110000", "gfx_target_version 0"))
+    assert kfd_gfx_archs(str(sysfs)) == ["gfx942"]
+    assert kfd_gfx_archs(str(sysfs), visible="1") == ["gfx942"]
+    assert kfd_gfx_archs(str(sysfs), hsa_override="9.4.2") == ["gfx942", "gfx942"]
 
 
 def test_a_node_without_a_render_minor_is_kept(tmp_path):
