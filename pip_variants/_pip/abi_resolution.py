@@ -138,26 +138,27 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
             result = original(self, root_reqs, *args, **kwargs)
         finally:
             _close_pool(self)
-        _check_forced(self)
+        _check_kept_builds(self)
         return result
 
     return resolve
 
 
-def _check_forced(resolver: Any) -> None:
-    """``--variant`` names that chose nothing: a typo, or a build pip kept installed."""
+def _check_kept_builds(resolver: Any) -> None:
+    """Installed builds pip kept although another was forced or chosen, and
+    ``--variant`` names that chose nothing (a typo)."""
     from .context import ATTR
 
     factory = getattr(resolver, "factory", None)
     ctx = getattr(getattr(factory, "_finder", None), ATTR, None)
-    if ctx is None or not ctx.forced or not selecting():
+    if ctx is None or not (ctx.forced or ctx.chosen) or not selecting():
         return
     try:
         mapping = getattr(getattr(resolver, "_result", None), "mapping", None)
         if not isinstance(mapping, Mapping):
             return  # a pip that keeps the result elsewhere: say nothing rather than guess
         from ..installed import variant_of
-        from .finder import report_unused_forced
+        from .finder import report_kept_builds
 
         resolved: Dict[str, Any] = {}
         for candidate in mapping.values():
@@ -165,18 +166,22 @@ def _check_forced(resolver: Any) -> None:
             name = getattr(build, "project_name", None)
             if name is not None:
                 resolved.setdefault(_compat.canonical_name(str(name)), build)
-        kept: Dict[str, Optional[str]] = {}
-        for name in ctx.forced:
-            build = resolved.get(name)
-            if build is None or type(build).__name__ != "AlreadyInstalledCandidate":
+        kept: Dict[str, Tuple[str, Optional[str], str]] = {}
+        for name, build in resolved.items():
+            if type(build).__name__ != "AlreadyInstalledCandidate":
                 continue
             dist = getattr(build, "dist", None)
-            if getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
-                continue  # the user's own checkout or file: no index build would replace it
-            variant = variant_of(getattr(dist, "location", None), name, str(getattr(dist, "version", "")) or None)
-            kept[name] = variant.label if variant is not None else None
+            version = str(getattr(dist, "version", ""))
+            want = ctx.forced.get(name) or ctx.chosen.get((name, version))
+            if want is None or getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
+                continue  # nothing asked for, or the user's own checkout or file
+            variant = variant_of(getattr(dist, "location", None), name, version or None)
+            have = variant.label if variant is not None else None
+            if have != want and not (have is None and want == "null" and name not in ctx.forced):
+                # (a plain wheel for the null variant is no reason to reinstall)
+                kept[name] = (version, have, want)
         installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
-        report_unused_forced(ctx, kept, set(resolved), installed)
+        report_kept_builds(ctx, kept, set(resolved), installed)
     except Exception as exc:
         messages.internal_error("Resolver.resolve", exc)
 

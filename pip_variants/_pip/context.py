@@ -200,6 +200,9 @@ class FinderContext:
         self.several_sources = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
+        #: (canonical name, version) -> the label H4 chose for the newest release
+        #: (not ABI-dependent ones): a kept installation of another build is said
+        self.chosen: Dict[Tuple[str, str], str] = {}
 
     @property
     def engine(self) -> "VariantEngine":

@@ -406,6 +406,8 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if label is not None:
             chosen = ctx.finder.known_outcome(ctx.release_of(best)[1], ctx.canonical, newest)
             if chosen is not None and chosen.selection is not None:
+                if not chosen.selection.abi:
+                    ctx.finder.chosen[(ctx.canonical, newest)] = label
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
                 problem = chosen.selection.forced_problem
@@ -432,29 +434,35 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         )
 
 
-def report_unused_forced(ctx: FinderContext, kept: Dict[str, Optional[str]], resolved: Set[str],
-                         installed: Set[str]) -> None:
-    """After a resolution: ``--variant NAME=LABEL`` choices that chose nothing.
+def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[str], str]],
+                       resolved: Set[str], installed: Set[str]) -> None:
+    """After a resolution: builds pip kept installed although another was asked
+    for, and ``--variant NAME=LABEL`` choices that chose nothing.
 
-    ``kept``: forced projects pip kept installed (canonical name -> the
-    installed build's label, ``None`` for a non-variant wheel), which silently
-    leaves another build than the one asked for. A name that is neither
-    resolved nor installed, a slip away from a project of this install, is
-    most likely a typo. Anything else stays quiet but for ``-v``:
-    ``PIP_VARIANT`` or pip.conf may well name projects a given run does not
-    need, so the environment's other projects are never suggested.
+    ``kept``: canonical name -> (version, the installed build's label or
+    ``None`` for a non-variant wheel, the label ``--variant`` or the selection
+    wanted). pip never replaces an installed version with another build of
+    it, so without a word the machine keeps a build it was not meant to get.
+    A forced name that is neither resolved nor installed, a slip away from a
+    project of this install, is most likely a typo. Anything else stays quiet
+    but for ``-v``: ``PIP_VARIANT`` or pip.conf may well name projects a given
+    run does not need, so the environment's other projects are never suggested.
     """
+    replace = "add --force-reinstall to replace it (with --no-deps, its dependencies stay as they are)"
+    for name, (version, have, want) in sorted(kept.items()):
+        installed_build = f"variant {have}" if have else "not a variant wheel"
+        if ctx.forced.get(name) == want:
+            messages.warn_once(
+                f"pip-variants: --variant {name}={want} was not applied: pip kept the installed "
+                f"{name} ({installed_build}); {replace}"
+            )
+        else:
+            messages.warn_once(
+                f"pip-variants: pip kept the installed {name} {version} ({installed_build}), but "
+                f"variant {want} fits this machine better; {replace}"
+            )
     for name, label in sorted(ctx.forced.items()):
         option = f"--variant {name}={label}"
-        if name in kept:
-            if kept[name] != label:
-                installed_build = f"variant {kept[name]}" if kept[name] else "not a variant wheel"
-                messages.warn_once(
-                    f"pip-variants: {option} was not applied: pip kept the installed {name} "
-                    f"({installed_build}); add --force-reinstall to replace it (with --no-deps, "
-                    "its dependencies stay as they are)"
-                )
-            continue
         if name in ctx.looked_up or name in resolved or name in installed:
             continue
         near = _near_name(name, ctx.looked_up | resolved)

@@ -139,7 +139,7 @@ def test_variant_naming_a_misspelt_project_is_said(variant_venv, release, index)
     assert "not applied" not in stderr, stderr
 
 
-def test_variant_of_a_project_pip_keeps_installed_is_said(fresh_venv, release, index):
+def test_a_build_pip_keeps_installed_is_said(fresh_venv, release, index):
     run_pip(fresh_venv, "install", *index_args(index), "pkg")
     proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "pkg")
     assert "already satisfied" in proc.stdout, proc.stdout
@@ -162,6 +162,12 @@ def test_variant_of_a_project_pip_keeps_installed_is_said(fresh_venv, release, i
     assert "not applied" not in proc.stderr, proc.stderr
     proc = run_pip(fresh_venv, "show", "pkg")
     assert "mkl" in proc.stdout, proc.stdout
+    # Without --variant: -U looks, chooses ob for this machine, and pip keeps mkl
+    proc = run_pip(fresh_venv, "install", "-U", *index_args(index), "pkg")
+    assert "pip kept the installed pkg 1.0 (variant mkl), but variant ob fits this machine better" in proc.stderr, proc.stderr
+    assert_clean(proc.stderr)
+    proc = run_pip(fresh_venv, "install", *index_args(index), "pkg")  # pip does not look: nothing to say
+    assert "pip kept" not in proc.stderr, proc.stderr
 
 
 def _hash_pinned(release, tmp_path, *labels: str):

@@ -293,10 +293,10 @@ def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monk
 
 
 def _unused_forced_messages(finder, kept, caplog, resolved=(), installed=()):
-    from pip_variants._pip.finder import report_unused_forced
+    from pip_variants._pip.finder import report_kept_builds
 
     with caplog.at_level("DEBUG", logger="pip_variants"):
-        report_unused_forced(getattr(finder, ATTR), kept, set(resolved), set(installed))
+        report_kept_builds(getattr(finder, ATTR), kept, set(resolved), set(installed))
     return [(r.levelname, r.getMessage()) for r in caplog.records]
 
 
@@ -333,18 +333,25 @@ def test_unused_forced_label_is_never_matched_with_the_environment(patched, pkg_
     ]
 
 
-@pytest.mark.parametrize("installed", [None, "fv1", "fv3"])
-def test_unused_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed):
+@pytest.mark.parametrize("installed", [None, "fv1"])
+def test_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed):
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["pkg=fv3"])
     finder.find_best_candidate("pkg")  # looked up (pip install -U) and still kept
-    messages = _unused_forced_messages(finder, {"pkg": installed}, caplog, resolved={"pkg"})
-    if installed == "fv3":
-        assert messages == []
-    else:
-        what = f"variant {installed}" if installed else "not a variant wheel"
-        assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
-                                        f"installed pkg ({what}); add --force-reinstall to replace it "
-                                        f"(with --no-deps, its dependencies stay as they are)")]
+    messages = _unused_forced_messages(finder, {"pkg": ("1.0", installed, "fv3")}, caplog, resolved={"pkg"})
+    what = f"variant {installed}" if installed else "not a variant wheel"
+    assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
+                                    f"installed pkg ({what}); add --force-reinstall to replace it "
+                                    f"(with --no-deps, its dependencies stay as they are)")]
+
+
+def test_chosen_label_of_a_kept_installation(patched, pkg_dir, caplog):
+    finder = variant_finder([str(pkg_dir)])
+    finder.find_best_candidate("pkg")
+    assert getattr(finder, ATTR).chosen == {("pkg", "1.0"): "fv3"}
+    messages = _unused_forced_messages(finder, {"pkg": ("1.0", "fv1", "fv3")}, caplog, resolved={"pkg"})
+    assert messages == [("WARNING", "pip-variants: pip kept the installed pkg 1.0 (variant fv1), but variant "
+                                    "fv3 fits this machine better; add --force-reinstall to replace it "
+                                    "(with --no-deps, its dependencies stay as they are)")]
 
 
 @pytest.mark.parametrize(
