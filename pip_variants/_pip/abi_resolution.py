@@ -172,7 +172,7 @@ def _check_kept_builds(resolver: Any) -> None:
                 continue
             dist = getattr(build, "dist", None)
             version = str(getattr(dist, "version", ""))
-            want = ctx.forced.get(name) or ctx.chosen.get((name, version))
+            want = ctx.forced.get(name) or ctx.chosen.get((name, getattr(dist, "version", None)))
             if want is None or getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
                 continue  # nothing asked for, or the user's own checkout or file
             variant = variant_of(getattr(dist, "location", None), name, version or None)

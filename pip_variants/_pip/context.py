@@ -200,9 +200,10 @@ class FinderContext:
         self.several_sources = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
-        #: (canonical name, version) -> the label H4 chose for the newest release
-        #: (not ABI-dependent ones): a kept installation of another build is said
-        self.chosen: Dict[Tuple[str, str], str] = {}
+        #: (canonical name, pip's ``Version``) -> the label H4 chose for the newest
+        #: release (not ABI-dependent ones): a kept installation of another build
+        #: is said. ``Version`` keys: ``1.0`` (a file name) is ``1.0.0`` (its METADATA)
+        self.chosen: Dict[Tuple[str, Any], str] = {}
 
     @property
     def engine(self) -> "VariantEngine":

@@ -407,7 +407,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             chosen = ctx.finder.known_outcome(ctx.release_of(best)[1], ctx.canonical, newest)
             if chosen is not None and chosen.selection is not None:
                 if not chosen.selection.abi:
-                    ctx.finder.chosen[(ctx.canonical, newest)] = label
+                    ctx.finder.chosen[(ctx.canonical, best.version)] = label
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
                 problem = chosen.selection.forced_problem
@@ -448,18 +448,20 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
     but for ``-v``: ``PIP_VARIANT`` or pip.conf may well name projects a given
     run does not need, so the environment's other projects are never suggested.
     """
-    replace = "add --force-reinstall to replace it (with --no-deps, its dependencies stay as they are)"
     for name, (version, have, want) in sorted(kept.items()):
-        installed_build = f"variant {have}" if have else "not a variant wheel"
+        installed_build = ("not a variant wheel" if have is None else
+                           "a variant.json that cannot be read" if have == "?" else f"variant {have}")
+        replace = (f"to replace it, run the same pip command for {name}=={version} with "
+                   "--force-reinstall --no-deps")
         if ctx.forced.get(name) == want:
             messages.warn_once(
                 f"pip-variants: --variant {name}={want} was not applied: pip kept the installed "
-                f"{name} ({installed_build}); {replace}"
+                f"{name} {version} ({installed_build}); {replace}"
             )
         else:
             messages.warn_once(
-                f"pip-variants: pip kept the installed {name} {version} ({installed_build}), but "
-                f"variant {want} fits this machine better; {replace}"
+                f"pip-variants: pip kept the installed {name} {version} ({installed_build}), "
+                f"though variant {want} is the one selected for it; {replace}"
             )
     for name, label in sorted(ctx.forced.items()):
         option = f"--variant {name}={label}"

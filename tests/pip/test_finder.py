@@ -340,18 +340,20 @@ def test_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed
     messages = _unused_forced_messages(finder, {"pkg": ("1.0", installed, "fv3")}, caplog, resolved={"pkg"})
     what = f"variant {installed}" if installed else "not a variant wheel"
     assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
-                                    f"installed pkg ({what}); add --force-reinstall to replace it "
-                                    f"(with --no-deps, its dependencies stay as they are)")]
+                                    f"installed pkg 1.0 ({what}); to replace it, run the same pip command "
+                                    f"for pkg==1.0 with --force-reinstall --no-deps")]
 
 
 def test_chosen_label_of_a_kept_installation(patched, pkg_dir, caplog):
     finder = variant_finder([str(pkg_dir)])
     finder.find_best_candidate("pkg")
-    assert getattr(finder, ATTR).chosen == {("pkg", "1.0"): "fv3"}
-    messages = _unused_forced_messages(finder, {"pkg": ("1.0", "fv1", "fv3")}, caplog, resolved={"pkg"})
-    assert messages == [("WARNING", "pip-variants: pip kept the installed pkg 1.0 (variant fv1), but variant "
-                                    "fv3 fits this machine better; add --force-reinstall to replace it "
-                                    "(with --no-deps, its dependencies stay as they are)")]
+    from pip._vendor.packaging.version import Version
+
+    assert getattr(finder, ATTR).chosen == {("pkg", Version("1.0.0")): "fv3"}  # 1.0 is 1.0.0
+    messages = _unused_forced_messages(finder, {"pkg": ("1.0", "?", "fv3")}, caplog, resolved={"pkg"})
+    assert messages == [("WARNING", "pip-variants: pip kept the installed pkg 1.0 (a variant.json that cannot "
+                                    "be read), though variant fv3 is the one selected for it; to replace it, "
+                                    "run the same pip command for pkg==1.0 with --force-reinstall --no-deps")]
 
 
 @pytest.mark.parametrize(
