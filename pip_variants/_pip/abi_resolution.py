@@ -157,9 +157,6 @@ def _check_kept_builds(resolver: Any) -> None:
         mapping = getattr(getattr(resolver, "_result", None), "mapping", None)
         if not isinstance(mapping, Mapping):
             return  # a pip that keeps the result elsewhere: say nothing rather than guess
-        from ..installed import variant_of
-        from .finder import report_kept_builds
-
         resolved: Dict[str, Any] = {}
         for candidate in mapping.values():
             build = getattr(candidate, "base", None) or candidate  # an ExtrasCandidate wraps it
@@ -175,11 +172,17 @@ def _check_kept_builds(resolver: Any) -> None:
             want = ctx.forced.get(name) or ctx.chosen.get((name, getattr(dist, "version", None)))
             if want is None or getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
                 continue  # nothing asked for, or the user's own checkout or file
+            from ..installed import variant_of  # only for a kept installation
+
             variant = variant_of(getattr(dist, "location", None), name, version or None)
             have = variant.label if variant is not None else None
             if have != want and not (have is None and want == "null" and name not in ctx.forced):
                 # (a plain wheel for the null variant is no reason to reinstall)
                 kept[name] = (version, have, want)
+        if not kept and not ctx.forced:
+            return
+        from .finder import report_kept_builds
+
         installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
         report_kept_builds(ctx, kept, set(resolved), installed)
     except Exception as exc:
