@@ -144,13 +144,18 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
     return resolve
 
 
+def _finder_context(resolver: Any) -> Any:
+    """The :class:`~.context.FinderContext` of the resolver's finder, if any."""
+    from .context import ATTR
+
+    return getattr(getattr(getattr(resolver, "factory", None), "_finder", None), ATTR, None)
+
+
 def _check_kept_builds(resolver: Any) -> None:
     """Installed builds pip kept although another was forced or chosen, and
     ``--variant`` names that chose nothing (a typo)."""
-    from .context import ATTR
-
     factory = getattr(resolver, "factory", None)
-    ctx = getattr(getattr(factory, "_finder", None), ATTR, None)
+    ctx = _finder_context(resolver)
     if ctx is None or not (ctx.forced or ctx.chosen) or not selecting():
         return
     try:
@@ -168,8 +173,9 @@ def _check_kept_builds(resolver: Any) -> None:
             if type(build).__name__ != "AlreadyInstalledCandidate":
                 continue
             dist = getattr(build, "dist", None)
-            version = str(getattr(dist, "version", ""))
-            want = ctx.forced.get(name) or ctx.chosen.get((name, getattr(dist, "version", None)))
+            dist_version = getattr(dist, "version", None)
+            version = str(dist_version or "")
+            want = ctx.forced.get(name) or ctx.chosen.get((name, dist_version))
             if want is None or getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
                 continue  # nothing asked for, or the user's own checkout or file
             from ..installed import variant_of  # only for a kept installation
@@ -192,9 +198,7 @@ def _check_kept_builds(resolver: Any) -> None:
 def _close_pool(resolver: Any) -> None:
     """Resolution is over: look-aheads that guessed wrong must not run on
     through the downloads and the install (H19)."""
-    from .context import ATTR
-
-    ctx = getattr(getattr(getattr(resolver, "factory", None), "_finder", None), ATTR, None)
+    ctx = _finder_context(resolver)
     pool = getattr(ctx, "pool", None)
     if pool is not None:
         pool.close()
