@@ -171,8 +171,9 @@ def kfd_gfx_archs(
 ) -> List[str]:
     """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
 
-    Nodes with ``gfx_target_version`` 0 (CPUs) or no SIMDs are skipped, as
-    ROCm's runtime does. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
+    Nodes without SIMDs (CPUs) are skipped, as ROCm's runtime does; a GPU
+    node whose version has no gfx name (or is 0) is left out of the result but
+    keeps its number for ``visible``. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
     version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``; ``visible``
     (``ROCR_VISIBLE_DEVICES``, ``None`` when unset) keeps the GPUs it names, see
     :func:`visible_gpus`.
@@ -249,9 +250,8 @@ def visible_gpus(
         if not token:
             return []  # ROCm's runtime fails to start on an empty entry
         if token.startswith("G"):
-            matches = [at for at, uuid in enumerate(uuids) if uuid and 5 <= len(token) <= 20
-                       and uuid.startswith(token)]
-            found: Optional[int] = matches[0] if len(matches) == 1 else None
+            matches = [at for at, uuid in enumerate(uuids) if uuid and uuid.startswith(token)]
+            found: Optional[int] = matches[0] if len(matches) == 1 and 5 <= len(token) <= 20 else None
         else:
             found = _strtol(token)
         if found is None or not 0 <= found < len(gpus) or found in chosen:
@@ -524,8 +524,10 @@ def _device_files(dev_root: Optional[str]) -> str:
         render = sorted(n for n in os.listdir(os.path.join(dev_root, "dri")) if n.startswith("renderD"))
     except OSError:
         render = []
-    kfd = "kfd" if os.path.exists(os.path.join(dev_root, "kfd")) else "no-kfd"
-    return ",".join([kfd, *render])
+    # Usable, not only present: joining the render group changes the answer too.
+    seen = [("" if _usable(os.path.join(dev_root, "dri", n)) else "denied:") + n for n in render]
+    kfd = "kfd" if _usable(os.path.join(dev_root, "kfd")) else "no-kfd"
+    return ",".join([kfd, *seen])
 
 
 def _read(path: str) -> str:
