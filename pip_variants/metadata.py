@@ -47,6 +47,7 @@ __all__ = [
     "parse_metadata",
     "load_metadata",
     "load_wheel_metadata",
+    "describing_only",
     "find_variant_json",
     "check_consistency",
     "merge_metadata",
@@ -537,6 +538,11 @@ def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source
     finally:
         if zf is not wheel:
             zf.close()
+    return describing_only(md, label)
+
+
+def describing_only(md: VariantMetadata, label: str) -> VariantMetadata:
+    """``md``, a wheel's ``variant.json``, when it describes exactly ``label`` (WM-2)."""
     labels = list(md.variants) + list(md.invalid_labels)
     if labels != [label]:
         raise InvalidVariantMetadata(

@@ -9,6 +9,11 @@ degradation PEP 825 asks for.
 
 Wheels pip has not downloaded yet (metadata taken from a PEP 658 ``.metadata``
 file) cannot be checked here; local files were checked during selection.
+
+The ``variant.json`` is read from the distribution pip has just built from the
+wheel, which holds the wheel's ``.dist-info`` files in memory: opening the
+archive again would read its whole central directory once more (tens of
+thousands of entries in a torch wheel).
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from .state import STATE, selecting
 __all__ = ["patch", "variant_mismatch"]
 
 
-def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
-    """``(what the index promised, what the wheel says)`` when they disagree."""
+def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, str]]:
+    """``(what the index promised, what the wheel says)`` when they disagree;
+    ``dist``: what pip prepared from the wheel, if it holds the ``variant.json``."""
     link = getattr(candidate, "_link", None)
     if link is None or link.is_file or not link.is_wheel:
         return None
@@ -41,14 +47,38 @@ def variant_mismatch(candidate: Any) -> Optional[Tuple[str, str]]:
     if not path or not os.path.isfile(path):
         return None
     promised = f"label {label!r} as in {chosen.variants_json_url or 'the index file'}"
-    try:
-        wheel = load_wheel_metadata(path, label, source=link.filename)
-    except InvalidVariantMetadata as exc:
-        return promised, exc.message
-    except Exception as exc:  # not a zip, unreadable: not the wheel the index described
-        return promised, f"{type(exc).__name__}: {exc}"
+    wheel = _read_from_dist(dist, label) if dist is not None else None
+    if wheel is None:
+        try:
+            wheel = load_wheel_metadata(path, label, source=link.filename)
+        except InvalidVariantMetadata as exc:
+            return promised, exc.message
+        except Exception as exc:  # not a zip, unreadable: not the wheel the index described
+            return promised, f"{type(exc).__name__}: {exc}"
     problem = check_consistency(chosen.metadata, wheel, label)
     return (promised, problem) if problem else None
+
+
+def _read_from_dist(dist: Any, label: str) -> Any:
+    """The wheel's ``variant.json`` from pip's distribution (``read_text`` in
+    both metadata backends), or ``None`` where it is not there (a distribution
+    made from a PEP 658 ``.metadata`` file) or not a valid one for ``label``:
+    the archive is then read, and the error worded, as before."""
+    from ..metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, describing_only, load_metadata
+
+    try:
+        text = dist.read_text("variant.json")
+    except Exception:  # FileNotFoundError, or pip's own decoding error
+        return None
+    # Characters, not bytes: a text that could be over the limit is measured by the archive reader.
+    if not isinstance(text, str) or len(text) > MAX_METADATA_BYTES // 4:
+        return None
+    if text[:1] == "\ufeff":  # a BOM, as load_metadata drops it from bytes
+        text = text[1:]
+    try:
+        return describing_only(load_metadata(text, "variant.json"), label)
+    except InvalidVariantMetadata:
+        return None
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,7 +87,7 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         if not selecting():
             return result
         try:
-            mismatch = variant_mismatch(self)
+            mismatch = variant_mismatch(self, dist)
         except Exception as exc:
             messages.internal_error("H12 (variant.json check)", exc)
             return result
