@@ -525,6 +525,16 @@ def find_variant_json(names: Iterable[str]) -> Optional[str]:
 
 def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source: Optional[str] = None) -> VariantMetadata:
     """Read a variant wheel's ``variant.json``; it must describe exactly ``label`` (WM-2)."""
+    if not isinstance(wheel, zipfile.ZipFile):
+        from ._wheel_member import read_dist_info_file
+
+        found = read_dist_info_file(wheel, "variant.json", MAX_METADATA_BYTES)
+        if found is not None:
+            shown = source or str(wheel)
+            name, content = found
+            if content is None:
+                raise InvalidVariantMetadata(shown, f"{name} is over the {MAX_METADATA_BYTES}-byte limit")
+            return describing_only(load_metadata(content, f"{shown}!{name}"), label)
     zf = wheel if isinstance(wheel, zipfile.ZipFile) else zipfile.ZipFile(wheel)
     src = source or str(getattr(zf, "filename", wheel))
     try:
