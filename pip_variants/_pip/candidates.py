@@ -7,8 +7,10 @@ and answers pip's own ``MetadataInconsistent`` by dropping that file and
 trying the next best one of the same version, which is exactly the graceful
 degradation PEP 825 asks for.
 
-Wheels pip has not downloaded yet (metadata taken from a PEP 658 ``.metadata``
-file) cannot be checked here; local files were checked during selection.
+Local wheels (``--find-links``) are checked here too, not at selection: a
+wheelhouse is then read only for the wheel pip takes. Wheels pip has not
+downloaded yet (metadata taken from a PEP 658 ``.metadata`` file) cannot be
+checked here.
 
 The ``variant.json`` is read from the distribution pip has just built from the
 wheel, which holds the wheel's ``.dist-info`` files in memory: opening the
@@ -32,7 +34,7 @@ def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, st
     """``(what the index promised, what the wheel says)`` when they disagree;
     ``dist``: what pip prepared from the wheel, if it holds the ``variant.json``."""
     link = getattr(candidate, "_link", None)
-    if link is None or link.is_file or not link.is_wheel:
+    if link is None or not link.is_wheel:
         return None
     # Only wheels pip-variants chose are recorded: a plain release costs one dict lookup.
     chosen = STATE.chosen.get(link.url_without_fragment)

@@ -13,6 +13,7 @@ The pip objects seen here are duck-typed (``Link``, ``InstallationCandidate``,
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import zipfile
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -346,8 +347,10 @@ class FinderContext:
                 out.problem = fetched.problem
                 return out
             out.metadata, out.json_bytes = fetched.metadata, fetched.content
-            # Local wheels are cheap to open: check them against the index file (IX-3).
-            for cand in locals_:
+            # Each wheel is checked against the index file (IX-3) once pip has
+            # read it (H12): a wheelhouse of torch wheels is not opened for labels
+            # that do not fit. `pip-variants explain` shows every wheel's problem.
+            for cand in locals_ if os.environ.get("PIP_VARIANTS_EXPLAIN_FILE") else ():
                 label = label_of(cand.link)
                 try:
                     wheel_md = load_wheel_metadata(cand.link.file_path, label or "")

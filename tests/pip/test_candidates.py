@@ -94,3 +94,21 @@ def test_an_invalid_copy_is_worded_by_the_archive_reader(chosen, tmp_path):
     promised, problem = variant_mismatch(candidate, _pip_dist(wheel))
     assert promised.startswith("label 'fv3'")
     assert "must describe exactly the filename's label 'fv3', found ['fv1']" in problem
+
+
+def test_a_local_wheel_is_checked_too(chosen, tmp_path):
+    """A --find-links wheel is compared here, not when it is selected."""
+    from pip._internal.models.link import Link
+
+    candidate, wheel = chosen
+    liar = tmp_path / "liar" / wheel.name
+    liar.parent.mkdir()
+    liar.write_bytes((tmp_path / "pkg-1.0-py3-none-any-fv1.whl").read_bytes())
+    url = Link(liar.as_uri())
+    STATE.chosen[url.url_without_fragment] = STATE.chosen[URL]
+    local = SimpleNamespace(_link=url, _ireq=SimpleNamespace(local_file_path=str(liar)))
+    try:
+        promised, problem = variant_mismatch(local, _pip_dist(liar))
+    finally:
+        STATE.chosen.pop(url.url_without_fragment, None)
+    assert "must describe exactly the filename's label 'fv3', found ['fv1']" in problem

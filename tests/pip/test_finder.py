@@ -127,7 +127,7 @@ def test_variant_rank_beats_tag_priority(patched, tmp_path):
     assert best_filename(finder) == "pkg-1.0-py3-none-any-fv1.whl"
 
 
-def test_inconsistent_local_wheel_is_dropped(patched, tmp_path):
+def _inconsistent_local_wheel(tmp_path):
     import json
 
     from _helpers import STATIC_DATA
@@ -140,8 +140,24 @@ def test_inconsistent_local_wheel_is_dropped(patched, tmp_path):
     other = json.loads(json.dumps(STATIC_DATA))
     other["variants"]["fv3"] = {"fake": {"level": ["v2"]}}
     write_variants_json(d, "pkg", "1.0", other)
-    finder = variant_finder([str(d)])
-    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    return d
+
+
+def test_local_wheels_beside_an_index_file_are_not_opened(patched, tmp_path, mocker):
+    """H12 checks the wheel pip takes (tests/pip/test_candidates.py): a
+    wheelhouse is not read for every label."""
+    from pip_variants import metadata
+
+    d = _inconsistent_local_wheel(tmp_path)
+    spy = mocker.spy(metadata, "load_wheel_metadata")
+    assert best_filename(variant_finder([str(d)])) == "pkg-1.0-py3-none-any-fv3.whl"
+    assert spy.call_count == 0
+
+
+def test_inconsistent_local_wheel_is_dropped_for_explain(patched, tmp_path, monkeypatch):
+    monkeypatch.setenv("PIP_VARIANTS_EXPLAIN_FILE", str(tmp_path / "records.jsonl"))
+    d = _inconsistent_local_wheel(tmp_path)
+    assert best_filename(variant_finder([str(d)])) == "pkg-1.0-py3-none-any.whl"
 
 
 def test_internal_error_falls_back_to_stock(patched, pkg_dir, monkeypatch, caplog):
