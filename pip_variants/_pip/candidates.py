@@ -8,9 +8,10 @@ trying the next best one of the same version, which is exactly the graceful
 degradation PEP 825 asks for.
 
 Local wheels (``--find-links``) are checked here too, not at selection: a
-wheelhouse is then read only for the wheel pip takes. Wheels pip has not
-downloaded yet (metadata taken from a PEP 658 ``.metadata`` file) cannot be
-checked here.
+wheelhouse is then read only for the wheel pip takes. A wheel pip has not
+downloaded yet (its metadata came from a PEP 658 ``.metadata`` file) is checked
+once pip has downloaded it, before anything is installed (:mod:`.prepare`):
+the resolution is over by then, so a mismatch is an error there.
 
 The ``variant.json`` is read from the distribution pip has just built from the
 wheel, which holds the wheel's ``.dist-info`` files in memory: opening the
@@ -27,13 +28,17 @@ from . import _compat, _patching, messages
 from .context import label_of
 from .state import STATE, selecting
 
-__all__ = ["patch", "variant_mismatch"]
+__all__ = ["patch", "variant_mismatch", "wheel_mismatch"]
 
 
 def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, str]]:
     """``(what the index promised, what the wheel says)`` when they disagree;
     ``dist``: what pip prepared from the wheel, if it holds the ``variant.json``."""
-    link = getattr(candidate, "_link", None)
+    return wheel_mismatch(getattr(candidate, "_link", None), getattr(candidate, "_ireq", None), dist)
+
+
+def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str, str]]:
+    """:func:`variant_mismatch` for the wheel ``link`` that ``ireq`` downloaded (or found)."""
     if link is None or not link.is_wheel:
         return None
     # Only wheels pip-variants chose are recorded: a plain release costs one dict lookup.
@@ -44,7 +49,6 @@ def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, st
         return None
     from ..metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
 
-    ireq = getattr(candidate, "_ireq", None)
     path = getattr(ireq, "local_file_path", None)
     if not path or not os.path.isfile(path):
         return None

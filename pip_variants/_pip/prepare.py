@@ -1,9 +1,16 @@
-"""H10: ``RequirementPreparer.save_linked_requirement`` keeps ``variants.json``.
+"""H10 and H12b: ``RequirementPreparer``.
 
-``pip download`` (and ``pip wheel``) save the chosen variant wheel into the
-target directory; the release's ``{name}-{version}-variants.json`` is saved
-beside it so that ``pip install --no-index --find-links DIR`` repeats the
-same choice offline.
+H10 ``save_linked_requirement`` keeps ``variants.json``: ``pip download`` (and
+``pip wheel``) save the chosen variant wheel into the target directory; the
+release's ``{name}-{version}-variants.json`` is saved beside it so that ``pip
+install --no-index --find-links DIR`` repeats the same choice offline.
+
+H12b ``prepare_linked_requirements_more``: a variant wheel whose metadata came
+from a PEP 658 ``.metadata`` file is downloaded only here, after the
+resolution, so H12 (:mod:`.candidates`) never saw it. Its ``variant.json`` is
+compared with the index file now, before ``install``, ``download`` or
+``wheel`` use it; a wheel that disagrees stops the command with an error,
+nothing installed or saved.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from typing import Any, Callable
 
 from . import _patching, messages
 from .context import label_of
+from .errors import VariantInstallationError
 from .state import STATE, selecting
 
 __all__ = ["patch", "save_variants_json"]
@@ -70,5 +78,39 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
     return save_linked_requirement
 
 
+def _wrap_more(original: Callable[..., Any]) -> Callable[..., Any]:
+    def prepare_linked_requirements_more(self: Any, reqs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not selecting() or not STATE.chosen:
+            return original(self, reqs, *args, **kwargs)
+        reqs = list(reqs)
+        downloaded_now = [req for req in reqs if getattr(req, "needs_more_preparation", False)]
+        result = original(self, reqs, *args, **kwargs)
+        for req in downloaded_now:
+            link = getattr(req, "link", None)
+            try:
+                if link is None or label_of(link) is None:
+                    continue
+                from .candidates import wheel_mismatch
+
+                mismatch = wheel_mismatch(link, req)
+            except Exception as exc:
+                messages.internal_error("H12b (variant.json check after download)", exc)
+                return result
+            if mismatch is not None:
+                chosen = STATE.chosen.get(link.url_without_fragment)
+                index_file = getattr(chosen, "variants_json_url", None) or "its index file"
+                name = getattr(req, "name", None) or link.filename
+                raise VariantInstallationError(
+                    f"pip-variants: {link.filename} does not match {index_file} ({mismatch[1]}). "
+                    "Nothing was installed. The index serves an inconsistent release: tell its "
+                    f"publisher; meanwhile choose another build with --variant {name}=LABEL, or the "
+                    "non-variant wheel with PIP_NO_VARIANTS=1"
+                )
+        return result
+
+    return prepare_linked_requirements_more
+
+
 def patch(module: Any) -> None:
     _patching.patch(module.RequirementPreparer, "save_linked_requirement", _wrap)
+    _patching.patch(module.RequirementPreparer, "prepare_linked_requirements_more", _wrap_more)

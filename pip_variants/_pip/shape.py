@@ -71,6 +71,7 @@ EXPECTED: Dict[str, Tuple[Point, ...]] = {
     ),
     "pip._internal.operations.prepare": (
         ("RequirementPreparer", "save_linked_requirement", "function", ("self", "req")),
+        ("RequirementPreparer", "prepare_linked_requirements_more", "function", ("self", "reqs")),
     ),
     "pip._internal.commands.install": (("InstallCommand", "add_options", "function", ("self",)),),
     "pip._internal.commands.download": (("DownloadCommand", "add_options", "function", ("self",)),),

@@ -510,6 +510,36 @@ def test_index_lying_wheel_is_dropped_for_the_next_best(variant_venv, index, dis
     assert vfile("ob") in proc.stderr  # says which wheel was dropped
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("liar", sorted(LIARS))
+def test_index_lying_wheel_behind_pep658_metadata_stops_before_installing(variant_venv, dist, tmp_path, liar):
+    """pip resolves from the ``.metadata`` files and downloads the wheel after
+    the resolution: too late for the next best, but not too late to refuse it."""
+    target = tmp_path / "target"
+    with LocalIndex(pep658=True) as index:
+        index.add_files("pkg", _release_with_liar(dist, liar, index_file=True))
+        proc = run_pip(
+            variant_venv, "install", "--index-url", index.url, "--target", target, "pkg", check=False
+        )
+        assert index.requested(f"{vfile('ob')}.metadata"), index.requested()
+        json_url = index.file_url("pkg", "pkg-1.0-variants.json")
+    assert_no_crash(proc.stderr)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{vfile('ob')} does not match {json_url}" in proc.stderr, proc.stderr
+    assert "Nothing was installed" in proc.stderr and "--variant pkg=LABEL" in proc.stderr
+    assert not target.exists() or not any(target.iterdir())
+
+
+@pytest.mark.e2e
+def test_honest_wheel_behind_pep658_metadata_installs(variant_venv, dist, tmp_path):
+    target = tmp_path / "target"
+    with LocalIndex(pep658=True) as index:
+        index.add_files("pkg", build_release(dist / "honest", "pkg", "1.0", good()))
+        proc = run_pip(variant_venv, "install", "--index-url", index.url, "--target", target, "pkg")
+    assert (target / "pkg" / "__init__.py").read_text().strip() == 'VARIANT = "ob"', proc.stderr
+    assert "WARNING" not in proc.stderr, proc.stderr
+
+
 def test_load_wheel_metadata_on_a_zip_bomb_member(tmp_path):
     """A variant.json that inflates past the limit is refused from its header,
     without being decompressed."""

@@ -22,6 +22,7 @@ TARGETS = [
     ("pip._internal.cli.req_command", "RequirementCommand", "_build_package_finder"),
     ("pip._internal.models.installation_report", "InstallationReport", "_install_req_to_dict"),
     ("pip._internal.operations.prepare", "RequirementPreparer", "save_linked_requirement"),
+    ("pip._internal.operations.prepare", "RequirementPreparer", "prepare_linked_requirements_more"),
     ("pip._internal.commands.install", "InstallCommand", "add_options"),
     ("pip._internal.commands.download", "DownloadCommand", "add_options"),
     ("pip._internal.commands.wheel", "WheelCommand", "add_options"),

@@ -47,6 +47,9 @@ def test_renamed_class_attribute_and_signature():
         def save_linked(self, req):
             pass
 
+        def prepare_linked_requirements_more(self, reqs, parallel_builds=False):
+            pass
+
     assert shape.problems(_module("pip._internal.operations.prepare", RequirementPreparer=Prep)) == [
         "pip._internal.operations.prepare.RequirementPreparer.save_linked_requirement is gone"
     ]

@@ -46,6 +46,17 @@ class _File:
     hash_mode: HashMode = True  # True/"sha256": right hash, False/None: none, "wrong": a wrong one
     requires_python: Optional[str] = None
 
+    def core_metadata(self) -> Optional[bytes]:
+        """The wheel's METADATA, served as ``<file>.metadata`` (PEP 658) when the index does."""
+        if not self.filename.endswith(".whl"):
+            return None
+        import io
+        import zipfile
+
+        with zipfile.ZipFile(io.BytesIO(self.data)) as zf:
+            name = next((n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")), None)
+            return zf.read(name) if name else None
+
     def sha256(self) -> Optional[str]:
         if self.hash_mode in (False, None):
             return None
@@ -68,12 +79,15 @@ class LocalIndex:
     ``api``: ``"auto"`` (JSON when the client's ``Accept`` asks for it, else
     HTML), ``"html"`` or ``"json"`` (always that format).
     ``max_fault_seconds`` bounds every ``timeout`` / ``trickle`` fault.
+    ``pep658``: publish every wheel's METADATA beside it (``<file>.metadata``,
+    as PyPI does): pip then resolves without downloading the wheels.
     """
 
-    def __init__(self, *, api: str = "auto", max_fault_seconds: float = 30.0) -> None:
+    def __init__(self, *, api: str = "auto", max_fault_seconds: float = 30.0, pep658: bool = False) -> None:
         if api not in ("auto", "html", "json"):
             raise ValueError(f"api must be auto, html or json, not {api!r}")
         self.api = api
+        self.pep658 = pep658
         self.max_fault_seconds = min(float(max_fault_seconds), 30.0)
         self._projects: Dict[str, Dict[str, _File]] = {}
         self._faults: Dict[str, _Fault] = {}
@@ -347,6 +361,12 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send(200, body, ctype, head)
             elif len(parts) == 3 and parts[0] == "files":
                 entry = self.index._lookup_file(parts[1], parts[2])
+                if entry is None and self.index.pep658 and parts[2].endswith(".metadata"):
+                    wheel = self.index._lookup_file(parts[1], parts[2][: -len(".metadata")])
+                    sidecar = wheel.core_metadata() if wheel is not None else None
+                    if sidecar is not None:
+                        self._send(200, sidecar, "application/octet-stream", head)
+                        return
                 if entry is None:
                     self._plain(404, b"no such file\n")
                     return
@@ -397,6 +417,9 @@ class _Handler(BaseHTTPRequestHandler):
                 }
                 if f.requires_python:
                     entry["requires-python"] = f.requires_python
+                sidecar = f.core_metadata() if self.index.pep658 else None
+                if sidecar is not None:
+                    entry["core-metadata"] = {"sha256": hashlib.sha256(sidecar).hexdigest()}
                 entries.append(entry)
             body = json.dumps({"meta": {"api-version": "1.0"}, "name": key, "files": entries})
             return body.encode(), JSON_CONTENT_TYPE
@@ -411,6 +434,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if f.requires_python
                 else ""
             )
+            sidecar = f.core_metadata() if self.index.pep658 else None
+            if sidecar is not None:
+                digest = hashlib.sha256(sidecar).hexdigest()
+                attrs += f' data-dist-info-metadata="sha256={digest}" data-core-metadata="sha256={digest}"'
+
             anchors.append(
                 f'<a href="{html.escape(href)}"{attrs}>{html.escape(f.filename)}</a><br/>'
             )
