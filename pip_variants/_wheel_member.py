@@ -6,19 +6,22 @@ every local variant wheel for its ``variant.json``. This reads the end record
 and the central directory as raw bytes, stops at the member, and inflates it.
 
 It answers only where it reads the bytes :mod:`zipfile` would read for that
-member. Anything else (no such member, ZIP64 records, data before the archive,
-a NUL byte after such a name, a name listed twice, encryption, a compression
-other than stored or deflate, a damaged header, a CRC that does not match)
-returns ``None``, and the caller reads the archive with :mod:`zipfile`, which
-finds the member or words the error as before. Unlike :mod:`zipfile` it does
-not decode the other members' names and extra fields: an archive damaged
-only there is pip's to refuse when it installs the wheel.
+member, and returns ``None`` for anything else, where the caller reads the
+archive with :mod:`zipfile`, which finds the member or words the error as
+before: no such member; ZIP64 records; data before the archive; a name with a
+NUL byte, a backslash (Windows), or a non-ASCII name for the member; a name
+listed twice; a Unicode-path extra field (Python 3.12+ renames members from
+it); a zip version, flag or compression zipfile refuses or this does not
+inflate; a damaged header; a CRC that does not match. Damage zipfile would
+refuse elsewhere in the archive (another member's extra field, overlapping
+members) is pip's to refuse when it installs the wheel.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import sys
 import zlib
 from typing import Optional, Tuple, Union
 
@@ -28,7 +31,6 @@ _EOCD = struct.Struct("<4s4H2LH")
 _EOCD_SIG = b"PK\x05\x06"
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
 _CENTRAL_SIG = b"PK\x01\x02"
-_NAME_LENGTH = struct.Struct("<H")
 _LENGTHS = struct.Struct("<3H")  # name, extra field, comment
 _NAME_LENGTH_AT = 28  # in a central record
 _LOCAL = struct.Struct("<4s5H3L2H")
@@ -37,7 +39,14 @@ _MAX_COMMENT = 0xFFFF
 _ZIP64_MARK = 0xFFFFFFFF
 #: encrypted, compressed patched data, strong encryption: zipfile refuses them
 _FLAGS_REFUSED = 0x1 | 0x20 | 0x40
-_FLAG_UTF8 = 0x800
+_EXTRACT_VERSION_AT = 6  # one byte; zipfile refuses archives needing more than 6.3
+_MAX_EXTRACT_VERSION = 63
+_EXTRA_HEADER = struct.Struct("<2H")
+_UNICODE_PATH_TAG = 0x7075
+_READS_UNICODE_PATH = sys.version_info >= (3, 12)
+_BACKSLASH_IS_SEP = os.sep == "\\"
+_ZIP64_LOCATOR_SIG = b"PK\x06\x07"
+_ZIP64_LOCATOR_SIZE = 20
 _STORED, _DEFLATED = 0, 8
 
 
@@ -54,44 +63,63 @@ def _end_record(fh, size: int) -> Optional[Tuple[int, int, int]]:  # type: ignor
         return None
     if _ZIP64_MARK in (cd_size, cd_offset) or entries == 0xFFFF:
         return None
+    # zipfile follows a ZIP64 locator right before the end record, saturated fields or not
+    if at >= _ZIP64_LOCATOR_SIZE:
+        if tail.startswith(_ZIP64_LOCATOR_SIG, at - _ZIP64_LOCATOR_SIZE):
+            return None
+    elif size > tail_size:  # where a locator would be was not read
+        return None
     return cd_offset, cd_size, size - tail_size + at
+
+
+def _renames(directory: bytes, start: int, end: int) -> bool:
+    """Does the extra field ``directory[start:end]`` hold a Unicode-path entry?"""
+    while start + _EXTRA_HEADER.size <= end:
+        tag, size = _EXTRA_HEADER.unpack_from(directory, start)
+        if tag == _UNICODE_PATH_TAG:
+            return True
+        start += _EXTRA_HEADER.size + size
+    return False
 
 
 def _find(directory: bytes, suffix: bytes) -> Optional[Tuple[bytes, int, int, int, int, int, int]]:
     """The first ``<dir>/<suffix>`` member, ``<dir>`` one path part:
-    ``(name, flags, method, crc, compressed size, size, local header offset)``."""
-    if directory.find(suffix + b"\0") >= 0:  # zipfile cuts a name at a NUL: it might be this one
+    ``(name, flags, method, crc, compressed size, size, local header offset)``;
+    the whole directory is read, so that no later record can change the answer."""
+    # zipfile cuts a name at a NUL byte: such a name could match, or repeat the match
+    if directory.find(suffix + b"\0") >= 0:
         return None
     lengths = _LENGTHS.unpack_from
     is_at = directory.startswith
+    find = directory.find
+    found: Optional[Tuple[bytes, int, int, int, int, int, int]] = None
     pos, end = 0, len(directory)
-    while pos <= end - _CENTRAL.size:
-        if not is_at(_CENTRAL_SIG, pos):
+    while pos < end:
+        if end - pos < _CENTRAL.size or not is_at(_CENTRAL_SIG, pos):
+            return None
+        if directory[pos + _EXTRACT_VERSION_AT] > _MAX_EXTRACT_VERSION:
             return None
         name_len, extra_len, comment_len = lengths(directory, pos + _NAME_LENGTH_AT)
-        name_end = pos + _CENTRAL.size + name_len
-        if is_at(suffix, name_end - len(suffix), name_end):
-            name_start = pos + _CENTRAL.size
-            if directory.count(b"/", name_start, name_end) == 1:
-                (_, _, _, flags, method, _, _, crc, csize, usize,
-                 _, _, _, _, _, _, offset) = _CENTRAL.unpack_from(directory, pos)
-                return directory[name_start:name_end], flags, method, crc, csize, usize, offset
+        name_start = pos + _CENTRAL.size
+        name_end = name_start + name_len
+        if _BACKSLASH_IS_SEP and find(b"\\", name_start, name_end) >= 0:
+            return None
+        if extra_len and _READS_UNICODE_PATH and _renames(directory, name_end, name_end + extra_len):
+            return None
+        if name_len >= len(suffix) and is_at(suffix, name_end - len(suffix), name_end):
+            if found is None:
+                if find(b"\0", name_start, name_end) >= 0:
+                    return None
+                if directory.count(b"/", name_start, name_end) == 1:
+                    (_, _, _, flags, method, _, _, crc, csize, usize,
+                     _, _, _, _, _, _, offset) = _CENTRAL.unpack_from(directory, pos)
+                    found = directory[name_start:name_end], flags, method, crc, csize, usize, offset
+            elif directory[name_start:name_end] == found[0]:
+                return None  # listed twice: zipfile reads the last one
         pos = name_end + extra_len + comment_len
-    return None
-
-
-def _listed_once(directory: bytes, name: bytes) -> bool:
-    """No second central record names ``name`` exactly (zipfile would read the
-    last one). Any occurrence that could be a record's whole name counts."""
-    seen = 0
-    at = directory.find(name)
-    while at >= 0:
-        header = at - _CENTRAL.size
-        if header >= 0 and directory.startswith(_CENTRAL_SIG, header):
-            if _NAME_LENGTH.unpack_from(directory, header + _NAME_LENGTH_AT)[0] == len(name):
-                seen += 1
-        at = directory.find(name, at + 1)
-    return seen == 1
+    if pos != end or (found is not None and find(found[0] + b"\0") >= 0):
+        return None
+    return found
 
 
 def read_dist_info_file(
@@ -117,14 +145,11 @@ def read_dist_info_file(
         if found is None:
             return None
         raw_name, flags, method, crc, csize, usize, offset = found
-        if not _listed_once(directory, raw_name) or flags & _FLAGS_REFUSED or method not in (_STORED, _DEFLATED):
+        if not raw_name.isascii() or flags & _FLAGS_REFUSED or method not in (_STORED, _DEFLATED):
             return None
         if _ZIP64_MARK in (csize, usize, offset):
             return None
-        try:
-            name = raw_name.decode("utf-8" if flags & _FLAG_UTF8 else "cp437")
-        except UnicodeDecodeError:
-            return None
+        name = raw_name.decode("ascii")
         if usize > limit:
             return name, None
         fh.seek(offset)
@@ -133,6 +158,8 @@ def read_dist_info_file(
             return None
         sig, _, _, _, _, _, _, _, _, name_len, extra_len = _LOCAL.unpack(header)
         if sig != _LOCAL_SIG or fh.read(name_len) != raw_name:
+            return None
+        if offset + _LOCAL.size + name_len + extra_len + csize > cd_offset:  # overlaps what follows
             return None
         fh.seek(extra_len, os.SEEK_CUR)
         data = fh.read(csize)

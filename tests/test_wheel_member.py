@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import zipfile
 from pathlib import Path
 
@@ -54,11 +55,6 @@ def test_over_the_limit_is_said_without_inflating(tmp_path):
     assert read_dist_info_file(wheel, "variant.json", 4999) == ("p-1.0.dist-info/variant.json", None)
 
 
-def test_utf8_names(tmp_path):
-    wheel = _wheel(tmp_path / "w.whl", [("pkg\u00e9-1.0.dist-info/variant.json", CONTENT)])
-    assert read_dist_info_file(wheel, "variant.json", 1 << 20) == _zipfile_answer(wheel)
-
-
 def _leave_to_zipfile(path: Path) -> None:
     assert read_dist_info_file(path, "variant.json", 1 << 20) is None
 
@@ -99,12 +95,70 @@ def test_not_an_archive_is_left_to_zipfile(tmp_path, data):
     _leave_to_zipfile(path)
 
 
-def test_a_nul_in_a_name_is_left_to_zipfile(tmp_path):
-    wheel = _wheel(tmp_path / "w.whl", [("p-1.0.dist-info/variant.jsonXtrailer", b"cut"),
-                                        ("q-1.0.dist-info/variant.json", CONTENT)])
-    data = wheel.read_bytes().replace(b"variant.jsonXtrailer", b"variant.json\0trailer")
-    wheel.write_bytes(data)
+@pytest.mark.parametrize("name", ["p-1.0.dist-info/variant.jsonXtrailer", "aXb.dist-info/variant.json"],
+                         ids=["after", "before"])
+def test_a_nul_in_a_name_is_left_to_zipfile(tmp_path, name):
+    """zipfile cuts a name at a NUL byte: ``a\\0b.dist-info/variant.json`` is ``a`` to it."""
+    wheel = _wheel(tmp_path / "w.whl", [(name, b"cut"), ("q-1.0.dist-info/variant.json", CONTENT)])
+    wheel.write_bytes(wheel.read_bytes().replace(name.encode(), name.replace("X", "\0").encode()))
     _leave_to_zipfile(wheel)
+
+
+def test_a_zip64_locator_is_left_to_zipfile(tmp_path):
+    """zipfile follows a ZIP64 end record whenever its locator precedes the end
+    record, even with no field saturated (the two may describe different directories)."""
+    wheel = _wheel(tmp_path / "w.whl", [("p-1.0.dist-info/variant.json", CONTENT)])
+    data = wheel.read_bytes()
+    eocd = data.rfind(b"PK\x05\x06")
+    locator = b"PK\x06\x07" + (0).to_bytes(4, "little") + (0).to_bytes(8, "little") + (1).to_bytes(4, "little")
+    wheel.write_bytes(data[:eocd] + locator + data[eocd:])
+    _leave_to_zipfile(wheel)
+
+
+def test_non_ascii_member_names_are_left_to_zipfile(tmp_path):
+    """Two encodings of one name are one member to zipfile (the last wins)."""
+    _leave_to_zipfile(_wheel(tmp_path / "w.whl", [("p\u00e9-1.0.dist-info/variant.json", CONTENT)]))
+
+
+def test_an_archive_zipfile_cannot_read_is_left_to_it(tmp_path):
+    wheel = _wheel(tmp_path / "w.whl", [("p-1.0.dist-info/variant.json", CONTENT)])
+    data = bytearray(wheel.read_bytes())
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 6] = 64  # "version needed to extract": 6.4
+    wheel.write_bytes(bytes(data))
+    _leave_to_zipfile(wheel)
+    with pytest.raises(NotImplementedError):
+        _zipfile_answer(wheel)
+
+
+def test_a_short_name_is_not_matched_into_its_header(tmp_path):
+    """A name shorter than ``.dist-info/variant.json`` never matches, whatever
+    the header bytes before it hold."""
+    wheel = _wheel(tmp_path / "w.whl", [("dist-info/variant.json", b"x")])
+    data = bytearray(wheel.read_bytes())
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 45] = ord(".")  # the top byte of the local header offset
+    wheel.write_bytes(bytes(data))
+    _leave_to_zipfile(wheel)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="zipfile reads Unicode-path extra fields from 3.12")
+def test_a_unicode_path_extra_field_is_left_to_zipfile(tmp_path):
+    """From 3.12 zipfile renames a member from its 0x7075 extra field."""
+    import struct
+    import zlib
+
+    raw = b"decoy.json"
+    new = b"p-1.0.dist-info/variant.json"
+    extra = struct.pack("<HHBL", 0x7075, 5 + len(new), 1, zlib.crc32(raw)) + new
+    path = tmp_path / "w.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        info = zipfile.ZipInfo(raw.decode())
+        info.extra = extra
+        zf.writestr(info, CONTENT)
+        zf.writestr("q-1.0.dist-info/variant.json", b"other")
+    assert _zipfile_answer(path) == ("p-1.0.dist-info/variant.json", CONTENT)
+    _leave_to_zipfile(path)
 
 
 _NAMES = st.lists(

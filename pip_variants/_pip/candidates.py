@@ -49,12 +49,14 @@ def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str
         return None
     from ..metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
 
-    path = getattr(ireq, "local_file_path", None)
-    if not path or not os.path.isfile(path):
-        return None
     promised = f"label {label!r} as in {chosen.variants_json_url or 'the index file'}"
+    # pip's copy first: it holds the wheel's files once pip has read the wheel
+    # (or its lazy range-request view, --use-feature=fast-deps)
     wheel = _read_from_dist(dist, label) if dist is not None else None
     if wheel is None:
+        path = getattr(ireq, "local_file_path", None)
+        if not path or not os.path.isfile(path):
+            return None  # metadata from a PEP 658 file: checked once downloaded (H12b)
         try:
             wheel = load_wheel_metadata(path, label, source=link.filename)
         except InvalidVariantMetadata as exc:

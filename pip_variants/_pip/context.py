@@ -199,6 +199,10 @@ class FinderContext:
         self.pages_seen: Set[str] = set()
         #: pip reads more than one index or find-links source per project (H8)
         self.several_sources = False
+        #: open every local variant wheel at selection to check it against the
+        #: index file (the legacy resolver, which never calls H12); otherwise
+        #: H12 checks the one pip takes
+        self.check_local_wheels = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
         #: (canonical name, pip's ``Version``) -> the label H4 chose for the newest
@@ -350,7 +354,8 @@ class FinderContext:
             # Each wheel is checked against the index file (IX-3) once pip has
             # read it (H12): a wheelhouse of torch wheels is not opened for labels
             # that do not fit. `pip-variants explain` shows every wheel's problem.
-            for cand in locals_ if os.environ.get("PIP_VARIANTS_EXPLAIN_FILE") else ():
+            eager = self.check_local_wheels or os.environ.get("PIP_VARIANTS_EXPLAIN_FILE")
+            for cand in locals_ if eager else ():
                 label = label_of(cand.link)
                 try:
                     wheel_md = load_wheel_metadata(cand.link.file_path, label or "")

@@ -10,7 +10,10 @@ from a PEP 658 ``.metadata`` file is downloaded only here, after the
 resolution, so H12 (:mod:`.candidates`) never saw it. Its ``variant.json`` is
 compared with the index file now, before ``install``, ``download`` or
 ``wheel`` use it; a wheel that disagrees stops the command with an error,
-nothing installed or saved.
+nothing installed or saved. pip 25.3 and later call this after ``--dry-run``
+has returned and after ``--report`` is written (earlier releases, within the
+resolution), and ``pip lock`` never: there, a wheel known only by its
+``.metadata`` file is listed unchecked, as nothing downloads it.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def _wrap_more(original: Callable[..., Any]) -> Callable[..., Any]:
                 from .candidates import wheel_mismatch
 
                 mismatch = wheel_mismatch(link, req)
-            except Exception as exc:
+            except Exception as exc:  # stock pip from here on (internal_error steps aside)
                 messages.internal_error("H12b (variant.json check after download)", exc)
                 return result
             if mismatch is not None:
@@ -102,7 +105,7 @@ def _wrap_more(original: Callable[..., Any]) -> Callable[..., Any]:
                 name = getattr(req, "name", None) or link.filename
                 raise VariantInstallationError(
                     f"pip-variants: {link.filename} does not match {index_file} ({mismatch[1]}). "
-                    "Nothing was installed. The index serves an inconsistent release: tell its "
+                    "Nothing was installed or saved. The index serves an inconsistent release: tell its "
                     f"publisher; meanwhile choose another build with --variant {name}=LABEL, or the "
                     "non-variant wheel with PIP_NO_VARIANTS=1"
                 )

@@ -475,6 +475,18 @@ def test_find_links_drops_the_lying_wheel_and_takes_the_next(
 
 
 @pytest.mark.e2e
+def test_find_links_lying_wheel_with_the_legacy_resolver(variant_venv, dist, tmp_path):
+    """The legacy resolver never calls H12: local wheels are checked when selected."""
+    links = tmp_path / "links"
+    links.mkdir()
+    for path in _release_with_liar(dist, "wrong-properties", index_file=True):
+        (links / path.name).write_bytes(path.read_bytes())
+    chosen, _, stderr = pick(variant_venv, links, "pkg", "--use-deprecated=legacy-resolver")
+    assert chosen == vfile("mkl"), stderr
+    assert_no_crash(stderr)
+
+
+@pytest.mark.e2e
 @pytest.mark.parametrize("liar", ["mislabeled", "no-variant-json"])
 def test_local_lying_wheel_file_fails_cleanly(variant_venv, dist, tmp_path, liar):
     wheel = LIARS[liar](dist)
