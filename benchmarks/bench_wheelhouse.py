@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pip import FAKE_GPU, _pair, instructions  # noqa: E402  (this folder is sys.path[0])
 from bench_tree import make_venvs  # noqa: E402
 from support.venvs import scrubbed_env  # noqa: E402  (bench_pip put tests/ on sys.path)
-from support.wheels import NVIDIA_PROVIDER, build_release, variants_json  # noqa: E402
+from support.wheels import NVIDIA_PROVIDER, build_wheel, variants_json, write_variants_json  # noqa: E402
 
 LABELS = {
     "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
@@ -51,25 +51,16 @@ def build_wheelhouses(work: Path, members: int) -> Dict[str, Path]:
     """The variant wheelhouse and its plain-only twin, every wheel ``members`` files big."""
     data = variants_json("torch", "2.9.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
                          variants=LABELS)
-    built = work / "built"
     files = {f"torch/lib{i // 500}/m{i}.py": "x = 1\n" for i in range(members)}
-    paths = build_release(built, "torch", "2.9.0", data)
-    # build_release cannot add files: rebuild each wheel with them, keeping its name
-    from support.wheels import build_wheel
-
     folders = {"variants": work / "variants", "plain": work / "plain"}
     for folder in folders.values():
         folder.mkdir()
-    for path in paths:
-        if path.name.endswith("-variants.json"):
-            shutil.copy(path, folders["variants"] / path.name)
-            continue
-        label = path.name[:-4].split("-")[-1] if path.name.count("-") == 5 else None
-        rebuilt = build_wheel(work / "rebuilt", "torch", "2.9.0", label=label, variant_json=data if label else None,
-                              files=files)
-        shutil.move(str(rebuilt), str(folders["variants"] / rebuilt.name))
+    for label in [*LABELS, None]:
+        wheel = build_wheel(folders["variants"], "torch", "2.9.0", label=label,
+                            variant_json=data if label else None, files=files)
         if label is None:
-            shutil.copy(folders["variants"] / rebuilt.name, folders["plain"] / rebuilt.name)
+            shutil.copy(wheel, folders["plain"] / wheel.name)
+    write_variants_json(folders["variants"], "torch", "2.9.0", data)
     return folders
 
 
