@@ -7,7 +7,9 @@ module what each comparison that names one of them is worth.
 Values (variant wheel / ``null`` variant / non-variant wheel):
 
 * ``variant_label``: the label / ``"null"`` / ``""``;
-* ``variant_properties``: the declared properties the target supports (825) / ∅ / ∅;
+* ``variant_properties``: the declared properties the target supports (825; a
+  feature the target does not support keeps all its values, see
+  :meth:`VariantEnvironment.for_wheel`) / ∅ / ∅;
 * ``variant_features``, ``variant_namespaces``: derived from those / ∅ / ∅.
 """
 
@@ -60,9 +62,8 @@ class VariantEnvironment:
         self.label = label
         props = frozenset(normalize_item(p) for p in properties)
         self.properties: FrozenSet[str] = props
-        # MK-4: derived from the (filtered) properties, so a feature whose
-        # values were all unsupported would vanish; that cannot happen for a
-        # wheel that was selected as compatible.
+        # MK-4: derived from the properties, which for_wheel never filters down
+        # to nothing within a feature.
         self.features: FrozenSet[str] = frozenset(p.rsplit(" :: ", 1)[0] for p in props)
         self.namespaces: FrozenSet[str] = frozenset(p.split(" :: ", 1)[0] for p in props)
 
@@ -70,14 +71,22 @@ class VariantEnvironment:
     def for_wheel(cls, label: str, declared: PropertySet, supported: Optional[Supported] = None) -> "VariantEnvironment":
         """A variant wheel's values: its declared properties, filtered to what
         ``supported`` holds (PEP 825); all declared ones when ``supported`` is
-        ``None`` (PEP 817, and pip-variants' answer for an installed wheel,
-        whose target is no longer known)."""
+        ``None`` (PEP 817).
+
+        A feature none of whose values ``supported`` holds keeps them all (MK-4:
+        filtering never removes a whole feature). Only a wheel the target was not
+        seen to support has one: a ``--variant`` choice made for another
+        machine, or an installed wheel whose provider no longer answers (a
+        plugin removed, a GPU taken out). Its dependencies are then those of the
+        machine it was chosen for."""
         if label == "null":
             return cls(label)
         out = []
         for ns, features in declared.items():
             for feature, values in features.items():
                 allowed = None if supported is None else supported.get(ns, {}).get(feature, ())
+                if allowed is not None and not any(value in allowed for value in values):
+                    allowed = None
                 for value in values:
                     if allowed is None or value in allowed:
                         out.append(f"{ns} :: {feature} :: {value}")

@@ -33,6 +33,20 @@ def test_825_properties_are_filtered_to_what_the_target_supports():
     assert env.namespaces == {"nvidia", "x86_64"}
 
 
+def test_a_feature_the_target_does_not_support_keeps_every_declared_value():
+    # --variant for another machine, or an installed wheel whose provider no longer answers
+    no_gpu = {"x86_64": {"level": ("v3", "v2", "v1")}}
+    env = VariantEnvironment.for_wheel("cu128", DECLARED, no_gpu)
+    assert env.properties == {"nvidia :: cuda_version_lower_bound :: 12.8", "nvidia :: sm_arch :: 80_real",
+                              "nvidia :: sm_arch :: 90_real", "x86_64 :: level :: v3"}
+    assert env.namespaces == {"nvidia", "x86_64"}
+    # only the unsupported feature: the supported one is still filtered
+    sm75 = {"nvidia": {"cuda_version_lower_bound": ("12.8",), "sm_arch": ("75_real",)}, "x86_64": {"level": ("v3",)}}
+    env = VariantEnvironment.for_wheel("cu128", DECLARED, sm75)
+    assert "nvidia :: sm_arch :: 90_real" in env.properties
+    assert "nvidia :: cuda_version_lower_bound :: 12.8" in env.properties
+
+
 def test_without_a_supported_set_every_declared_property_counts():
     env = VariantEnvironment.for_wheel("cu128", DECLARED)
     assert "nvidia :: sm_arch :: 90_real" in env.properties

@@ -127,7 +127,9 @@ def supported() -> Optional[_compat.VendoredMarkers]:
 
 
 def _installed_environment(dist: Any) -> Any:
-    """A distribution's own ``variant.json`` (PEP 825 keeps it in ``.dist-info``)."""
+    """A distribution's own ``variant.json`` (PEP 825 keeps it in ``.dist-info``),
+    its properties filtered to what the target supports, as at selection (MK-1):
+    the same dependencies before and after the install, and on the next one."""
     from ..variant_markers import NON_VARIANT, VariantEnvironment
 
     try:
@@ -146,7 +148,24 @@ def _installed_environment(dist: Any) -> Any:
     if len(md.variants) != 1:
         return NON_VARIANT
     (label, props), = md.variants.items()
-    return VariantEnvironment.for_wheel(label, props)
+    return VariantEnvironment.for_wheel(label, props, _target_support(md) if props else None)
+
+
+def _target_support(metadata: Any) -> Any:
+    """What the target supports for an installed wheel's namespaces: the
+    command's engine (``install``, ``download``, ``wheel``), otherwise this
+    machine's providers through the detection cache (``pip check``, ``pip
+    show``); ``None`` (every declared value counts) when they cannot say."""
+    try:
+        if STATE.engine is None:
+            from ..support import SupportResolver
+
+            resolver = SupportResolver()
+            STATE.engine = lambda: resolver
+        return STATE.engine().supported_for(metadata)[0]
+    except Exception as exc:  # a provider failed: the declared values, as before
+        messages.debug(f"pip-variants: variant markers of an installed wheel see every declared value ({exc})")
+        return None
 
 
 def _candidate_environment(candidate: Any) -> Any:

@@ -210,6 +210,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     # The legacy resolver never calls H12: local wheels are checked when selected.
     ctx.check_local_wheels = "legacy-resolver" in (getattr(options, "deprecated_features_enabled", None) or ())
     setattr(finder, ATTR, ctx)
+    STATE.engine = lambda: ctx.engine
     STATE.enabled = True
     STATE.labels = True
     return ctx

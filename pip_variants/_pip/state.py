@@ -7,7 +7,7 @@ reads these flags first and passes straight through when variants are off.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 __all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "reset"]
 
@@ -81,6 +81,10 @@ class ProcessState:
         #: (canonical name, version) -> a release H4 left for the resolver to
         #: settle when it gets there (:mod:`.deferred`)
         self.deferred: Dict[Tuple[str, str], Any] = {}
+        #: what says the target's supported properties (``supported_for``): the
+        #: command's ``VariantEngine`` (H8), else a provider resolver for this
+        #: machine; installed wheels' variant markers see the target selection sees
+        self.engine: Optional[Callable[[], Any]] = None
 
 
 STATE = ProcessState()

@@ -116,6 +116,35 @@ def test_markers_see_the_chosen_wheel(variant_venv, torch_index, machine, label,
         assert deps_of(report) == {"always-dep"}
 
 
+def test_an_install_filtered_by_markers_stays_consistent_afterwards(fresh_venv, torch_index):
+    # A100: cu128 without its 90_real kernels. pip's own check after the install,
+    # pip check and the next install read the installed wheel's markers: they must
+    # agree with the install (MK-1), not ask for sm90-kernels.
+    proc = run_pip(fresh_venv, "install", "--index-url", torch_index.url, "torch-like", env=A100)
+    assert_one_warning_at_most(proc.stderr, fresh_venv)
+    assert "which is not installed" not in proc.stderr + proc.stdout, proc.stderr
+    check = run_pip(fresh_venv, "check", env=A100, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    again = run_pip(fresh_venv, "install", "--index-url", torch_index.url, "torch-like", env=A100)
+    assert "sm90-kernels" not in again.stdout + again.stderr, again.stdout
+    listed = {p["name"].lower() for p in json.loads(run_pip(fresh_venv, "list", "--format", "json").stdout)}
+    assert "sm90-kernels" not in listed
+    if markers_supported(fresh_venv):
+        assert {"cuda-lib-cu12", "nv-extras"} <= listed
+
+
+def test_a_forced_label_this_machine_does_not_support_gets_its_declared_dependencies(variant_venv, torch_index):
+    # --variant for another machine (a build host without a GPU): the wheel's
+    # nvidia features are not filtered away, so its GPU dependencies come along.
+    chosen, report, stderr = pick(variant_venv, torch_index, "torch-like", "--variant", "torch-like=cu128", **NO_GPU)
+    assert chosen == "torch_like-2.9.0-py3-none-any-cu128.whl"
+    assert "Traceback" not in stderr
+    if markers_supported(variant_venv):
+        assert deps_of(report) == {"cuda-lib-cu12", "sm90-kernels", "nv-extras", "always-dep"}
+    else:
+        assert deps_of(report) == {"always-dep"}
+
+
 def test_no_variants_installs_the_plain_wheel_with_non_variant_values(variant_venv, torch_index):
     chosen, report, stderr = pick(variant_venv, torch_index, "torch-like", "--no-variants", **H100)
     assert chosen == "torch_like-2.9.0-py3-none-any.whl"

@@ -132,6 +132,43 @@ def test_a_distribution_outside_the_resolver_uses_its_own_variant_json(patched, 
     assert {r.name for r in _wheel_dist(plain).iter_dependencies()} == {"plain-only", "always"}
 
 
+def test_an_installed_wheel_sees_what_the_commands_target_supports(patched, tmp_path):
+    # MK-1: as at selection, so pip's check after the install and the next install agree with it
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    asked = []
+
+    class Engine:
+        def supported_for(self, metadata):
+            asked.append(sorted(metadata.variants))
+            return {"nvidia": {"sm_arch": ("80_real", "75_real")}}, []
+
+    STATE.engine = lambda: Engine()
+    env = markers._installed_environment(_wheel_dist(wheel))
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real"])
+    assert asked == [["cu128"]]
+
+
+def test_an_installed_wheel_outside_a_variant_command_asks_this_machine(patched, tmp_path, monkeypatch):
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.0")
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    assert STATE.engine is None  # pip check, pip show: no finder, no engine
+    env = markers._installed_environment(_wheel_dist(wheel))
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real"])
+
+
+def test_an_installed_wheel_whose_provider_fails_sees_every_declared_value(patched, tmp_path):
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+
+    class Broken:
+        def supported_for(self, metadata):
+            raise RuntimeError("provider crashed")
+
+    STATE.engine = lambda: Broken()
+    env = markers._installed_environment(_wheel_dist(wheel))
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real", "nvidia :: sm_arch :: 90_real"])
+
+
 def test_old_pip_fallback_leaves_marked_dependencies_out_with_one_warning(patched, tmp_path, caplog):
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
     dist = _wheel_dist(wheel)
