@@ -153,9 +153,36 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
                         leaf.startswith(parts[-1] + ".") and leaf.endswith((".so", ".pyd"))
                     ):
                         return True
+            if path is None and _editable_source_of(dist, parts[0]):
+                return True
     except Exception:
         return False
     return False
+
+
+def _editable_source_of(dist: Any, top_level: str) -> bool:
+    """Is ``dist`` an editable install (PEP 660, whose file list names no module)
+    of the project folder that module ``top_level`` is found in?"""
+    import json
+    import os
+    from importlib.util import find_spec
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    text = dist.read_text("direct_url.json")
+    if not text:
+        return False
+    info = json.loads(text)
+    url = urlsplit(str(info.get("url", "")))
+    if not (info.get("dir_info") or {}).get("editable") or url.scheme != "file":
+        return False
+    project = os.path.realpath(url2pathname(url.path))
+    spec = find_spec(top_level)  # a top-level name: nothing is imported to find it
+    if spec is None:
+        return False
+    places = list(spec.submodule_search_locations or ()) or ([spec.origin] if spec.origin else [])
+    inside = [os.path.realpath(place).startswith(project + os.sep) for place in places]
+    return bool(inside) and all(inside)
 
 
 class _PluginProvider:
