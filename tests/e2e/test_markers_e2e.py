@@ -126,7 +126,7 @@ def test_an_install_filtered_by_markers_stays_consistent_afterwards(fresh_venv, 
     check = run_pip(fresh_venv, "check", env=A100, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
     again = run_pip(fresh_venv, "install", "--index-url", torch_index.url, "torch-like", env=A100)
-    assert "sm90-kernels" not in again.stdout + again.stderr, again.stdout
+    assert "Collecting sm90-kernels" not in again.stdout, again.stdout
     listed = {p["name"].lower() for p in json.loads(run_pip(fresh_venv, "list", "--format", "json").stdout)}
     assert "sm90-kernels" not in listed
     if markers_supported(fresh_venv):
