@@ -19,7 +19,7 @@ resolution), and ``pip lock`` never: there, a wheel known only by its
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from . import _patching, messages
 from .context import label_of
@@ -46,10 +46,16 @@ def save_variants_json(download_dir: str, link: Any) -> None:
     path = os.path.join(download_dir, variants_json_filename(*chosen.name_version))
     try:
         with open(path, "rb") as fh:
-            if fh.read() == content:
-                return
+            existing = fh.read()
     except OSError:
-        pass
+        existing = None
+    if existing == content:
+        return
+    if existing is not None:
+        combined = _combined(path, existing, content, chosen)
+        if combined is None:
+            return
+        content = combined
     from .._atomic import write_file
 
     try:
@@ -64,6 +70,38 @@ def save_variants_json(download_dir: str, link: Any) -> None:
     from pip._internal.utils.misc import display_path
 
     messages.logger.info("Saved %s", display_path(path))
+
+
+def _combined(path: str, existing: bytes, content: bytes, chosen: Any) -> Optional[bytes]:
+    """What to write where the folder already holds another index file of the
+    release (a wheelhouse gathered for several machines, or from a local wheel
+    whose own file lists one label): the new file where it describes every
+    wheel the old one does, one merged from both, or nothing (the old file
+    stays, and a warning says why) where the old one already covers the new
+    wheel or the two disagree. Every build the folder held stays installable."""
+    from ..metadata import InvalidVariantMetadata, dumps, load_metadata, merge_metadata
+
+    try:
+        old = load_metadata(existing, path)
+    except InvalidVariantMetadata:
+        return content  # unreadable: nothing in the folder can use it
+    try:
+        new = chosen.metadata if chosen.metadata is not None else load_metadata(content, path)
+        merged = merge_metadata([old, new], path)
+    except InvalidVariantMetadata as exc:
+        name, version = chosen.name_version
+        messages.warn_once(
+            f"pip-variants: kept {path}, which describes the variants of {name} {version} otherwise than "
+            f"{chosen.variants_json_url or 'the downloaded wheel'} ({exc.message}); variant "
+            f"{chosen.label} cannot be installed offline from that folder: download builds from "
+            "different sources into different folders"
+        )
+        return None
+    if set(new.variants) <= set(old.variants):
+        return None
+    if set(old.variants) <= set(new.variants):
+        return content
+    return dumps(merged).encode("utf-8")
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -380,6 +380,28 @@ def test_download_keeps_the_index_file_for_offline_installs(variant_venv, releas
     assert chosen == vfile("ob"), stderr
 
 
+@pytest.mark.parametrize("command", ["download", "wheel"])
+def test_a_wheelhouse_for_several_machines_keeps_every_build_installable(
+        variant_venv, publish, index, tmp_path, command):
+    """One folder filled for two machines: the index's file for one, then a local
+    wheel file (whose own file lists only its label) for the other. The folder's
+    index file must still describe both, or the first machine's offline install fails."""
+    paths = publish("pkg", "1.0", GPU_DATA)
+    sm75 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"}
+    h100 = dict(sm75, NV_VARIANT_PROVIDER_FORCE_SM_ARCH="9.0")
+    house = tmp_path / "wheelhouse"
+    run_pip(variant_venv, "download", "--no-deps", "-d", house, *index_args(index), "pkg", env=sm75)
+    cu128 = next(p for p in paths if p.name == vfile("cu128"))
+    flag = "-d" if command == "download" else "-w"
+    proc = run_pip(variant_venv, command, "--no-deps", flag, house, "--no-index", cu128, env=h100)
+    assert_clean(proc.stderr)
+    listed = json.loads((house / variants_json_filename("pkg", "1.0")).read_text())
+    assert sorted(listed["variants"]) == ["cu126", "cu128"]
+    for env, label in ((sm75, "cu126"), (h100, "cu128")):
+        chosen, _, stderr = pick(variant_venv, house, "pkg", "--no-index", **env)
+        assert chosen == vfile(label), stderr
+
+
 def test_download_and_wheel_take_the_options(variant_venv, release, index, tmp_path):
     plain_dir, wheel_dir = tmp_path / "plain", tmp_path / "wheels"
     run_pip(

@@ -41,3 +41,51 @@ def test_a_path_in_the_way_is_one_warning(patched, tmp_path, caplog):
     text = caplog.text
     assert f"could not save {tmp_path / 'my_pkg-1.0-variants.json'}" in text, text
     assert "remove what is in the way" in text
+
+
+def _release(labels, sm_arch=("90_real",)):
+    from support.wheels import NVIDIA_PROVIDER, variants_json
+
+    all_variants = {
+        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": list(sm_arch)}},
+        "null": {},
+    }
+    return variants_json("pkg", "1.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+                         variants={label: all_variants[label] for label in labels})
+
+
+def _save(tmp_path, label, document, *, url_json="u"):
+    from pip_variants.metadata import parse_metadata
+
+    url = f"https://files.example/pkg-1.0-py3-none-any-{label}.whl"
+    content = json.dumps(document).encode()
+    STATE.chosen[url] = ChosenVariant(label, [], url_json, json_bytes=content, name_version=("pkg", "1.0"),
+                                      metadata=parse_metadata(document))
+    save_variants_json(str(tmp_path), _link(url))
+    return json.loads((tmp_path / "pkg-1.0-variants.json").read_text())
+
+
+def test_a_file_listing_fewer_labels_never_replaces_a_fuller_one(patched, tmp_path):
+    # a wheelhouse for several machines, then one local wheel whose own file lists one label
+    full = _save(tmp_path, "cu126", _release(["cu126", "cu128", "null"]))
+    assert _save(tmp_path, "cu128", _release(["cu128"])) == full
+
+
+def test_a_fuller_file_replaces_one_listing_fewer_labels(patched, tmp_path):
+    _save(tmp_path, "cu128", _release(["cu128"]))
+    full = _release(["cu126", "cu128", "null"])
+    assert _save(tmp_path, "cu126", full) == full
+
+
+def test_files_listing_different_labels_are_merged(patched, tmp_path):
+    _save(tmp_path, "cu128", _release(["cu128", "null"]))
+    merged = _save(tmp_path, "cu126", _release(["cu126", "null"]))
+    assert sorted(merged["variants"]) == ["cu126", "cu128", "null"]
+
+
+def test_files_that_disagree_keep_the_first_with_one_warning(patched, tmp_path, caplog):
+    first = _save(tmp_path, "cu128", _release(["cu128"]))
+    assert _save(tmp_path, "cu128", _release(["cu128"], sm_arch=("80_real",)), url_json="https://other/j") == first
+    assert "kept" in caplog.text and "https://other/j" in caplog.text
+    assert "different folders" in caplog.text
