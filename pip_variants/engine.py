@@ -130,7 +130,7 @@ class Selection:
         props = self.metadata.variants.get(label, {})
         shown = format_property_set(props)
         if label == NULL_LABEL:
-            why = "the null variant: no other variant fits this machine"
+            why = "the null variant" + ("" if self.forced == label else ": no other variant fits this machine")
         else:
             why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
         extra = " (chosen with --variant)" if self.forced == label else ""

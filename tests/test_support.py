@@ -171,6 +171,9 @@ def test_forced_label():
     sel = engine.select("pkg", "1.0", md)
     assert sel.order == ("b",) and sel.forced_problem is not None
     assert "chosen with --variant" in sel.describe("b")
+    null = release({"s": {"static-properties": {"f": ["a"]}}}, {"a": {"s": {"f": ["a"]}}, "null": {}})
+    line = VariantEngine(VariantSettings(forced={"pkg": "null"})).select("pkg", "1.0", null).describe("null")
+    assert line == "pkg 1.0: variant null (the null variant) (chosen with --variant)"  # "a" fits: no "nothing fits"
     with pytest.raises(VariantLabelNotFound, match="available labels: a, b"):
         VariantEngine(VariantSettings(forced={"pkg": "zzz"})).select("pkg", "1.0", md)
     with pytest.raises(VariantError, match="NAME=LABEL"):
