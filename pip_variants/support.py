@@ -47,6 +47,9 @@ PluginInstaller = Callable[[Sequence[str]], str]
 class SupportSettings:
     profile: Optional[Supported] = None
     profile_source: str = ""
+    #: say when the profile names none of a release's namespaces (off where the
+    #: profile is the empty stand-in for a target only ``--variant`` describes)
+    profile_notices: bool = True
     allowed_plugins: Tuple[str, ...] = ()
     enabled_optional: Tuple[str, ...] = ()
     disabled: Tuple[str, ...] = ()
@@ -342,7 +345,8 @@ class SupportResolver:
                 return NamespaceSupport(ns, dict(s.profile[ns]), "profile")
             return NamespaceSupport(
                 ns, {}, "profile",
-                f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported",
+                f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported"
+                if s.profile_notices else None,
             )
         return self._from_code(info)
 

@@ -203,6 +203,9 @@ class FinderContext:
         #: index file (the legacy resolver, which never calls H12); otherwise
         #: H12 checks the one pip takes
         self.check_local_wheels = False
+        #: the target is another machine that only ``--variant`` describes (H8):
+        #: the projects it names get their label, all others stay stock
+        self.only_forced = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
         #: (canonical name, pip's ``Version``) -> the label H4 chose for the newest

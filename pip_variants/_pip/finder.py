@@ -113,6 +113,8 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
                 candidates = _without_labels(list(candidates))
             return original(self, candidates)
         candidates = list(candidates)
+        if ctx.finder.only_forced and ctx.canonical not in ctx.finder.forced:
+            return original(self, _without_labels(candidates))
         try:
             ctx.has_labels = any(label_of(c.link) is not None for c in candidates)
         except Exception as exc:
@@ -411,7 +413,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
                 problem = chosen.selection.forced_problem
-                if problem is not None and chosen.selection.forced == label:
+                if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
                     messages.warn_once(
                         f"pip-variants: {project} {newest}: variant {label} was chosen with --variant, "
                         f"but this machine does not support it ({problem}); installing it anyway"

@@ -140,14 +140,6 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             profile = load_profile(opts.profile)
         except InvalidProfile as exc:
             raise VariantInstallationError(str(exc)) from None
-    cross = _compat.cross_target_options(getattr(finder, "target_python", None))
-    if cross and profile is None:
-        messages.warn_once(
-            f"pip-variants: {', '.join(cross)} select for another machine, so variant wheels are "
-            "ignored; pass --variant-profile FILE (from 'pip-variants profile export' on that "
-            "machine) to select variants for it"
-        )
-        return None
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced
@@ -156,6 +148,24 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             forced = parse_forced(opts.variant)
         except VariantError as exc:
             raise VariantInstallationError(str(exc)) from None
+    cross = _compat.cross_target_options(getattr(finder, "target_python", None))
+    only_forced = bool(cross) and profile is None
+    if only_forced:
+        # This machine's providers would answer for the wrong machine: only what
+        # --variant names is chosen, as named; everything else stays stock.
+        hint = ("pass --variant-profile FILE (from 'pip-variants profile export' on that machine) "
+                "to select variants for it")
+        if not forced:
+            messages.warn_once(
+                f"pip-variants: {', '.join(cross)} select for another machine, so variant wheels are ignored; {hint}"
+            )
+            return None
+        named = ", ".join(f"{name}={label}" for name, label in forced.items())
+        messages.warn_once(
+            f"pip-variants: {', '.join(cross)} select for another machine, so only the builds --variant "
+            f"names are chosen ({named}) and other variant wheels are ignored; {hint}"
+        )
+        profile = {}
 
     def _plugin_timeout() -> float:
         # PIP_VARIANTS_PLUGIN_TIMEOUT: seconds a provider plugin may run (default 30).
@@ -191,6 +201,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         support = SupportSettings(
             profile=profile,
             profile_source=opts.profile or "",
+            profile_notices=not only_forced,
             allowed_plugins=tuple(opts.allow_plugin),
             enabled_optional=tuple(opts.enable),
             strict=opts.strict,
@@ -205,6 +216,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         )
 
     ctx = FinderContext(make_engine, session, command=command, forced=forced)
+    ctx.only_forced = only_forced
     scope = getattr(finder, "search_scope", None)
     ctx.several_sources = len(getattr(scope, "index_urls", ()) or ()) + len(getattr(scope, "find_links", ()) or ()) > 1
     # The legacy resolver never calls H12: local wheels are checked when selected.

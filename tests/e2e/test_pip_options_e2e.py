@@ -359,6 +359,22 @@ def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, p
     assert proc.stderr.count("--variant-profile") == 1, proc.stderr
 
 
+def test_download_for_another_machine_takes_the_builds_variant_names(variant_venv, publish, index, tmp_path):
+    """``--variant`` states the build for the other machine: it is honoured with
+    ``--platform``; a release it does not name stays stock (its plain wheel)."""
+    publish("pkg", "1.0", GPU_DATA)
+    other = dict(GPU_DATA, variants={"cu128": GPU_DATA["variants"]["cu128"], "null": {}})
+    publish("other", "1.0", other)
+    out = tmp_path / "wheelhouse"
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", out, *index_args(index), *CROSS_TARGET,
+                   "--variant", "pkg=cu126", "pkg", "other", env={"NV_VARIANT_PROVIDER_FORCE_SM_ARCH": None})
+    assert_clean(proc.stderr)
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [vfile("cu126"), "pkg-1.0-variants.json", "other-1.0-py3-none-any.whl"]), proc.stderr
+    assert proc.stderr.count("--variant-profile") == 1 and "(pkg=cu126)" in proc.stderr, proc.stderr
+    assert "does not support" not in proc.stderr and "says nothing" not in proc.stderr, proc.stderr
+
+
 def test_download_for_another_machine_with_its_profile(variant_venv, publish, index, tmp_path):
     publish("pkg", "1.0", GPU_DATA)
     profile = tmp_path / "gpu-node.json"
