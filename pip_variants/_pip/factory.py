@@ -11,7 +11,7 @@ from __future__ import annotations
 import zipfile
 from typing import Any, Callable, Optional
 
-from . import _patching, messages
+from . import _compat, _patching, messages
 from .context import ATTR, FinderContext, Outcome, label_of, redact
 from .errors import UnsupportedVariantWheel
 from .state import STATE, selecting
@@ -79,7 +79,8 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
     if rejection is not None:
         raise UnsupportedVariantWheel(
-            f"{link.filename} is not a supported variant on this system: {rejection}"
+            f"{link.filename} is not a supported variant on this system: {rejection}; to install it "
+            f"anyway (for another machine), add --variant {_compat.canonical_name(parsed.name)}={label}"
         )
     _, answers = ctx.engine.supported_for(metadata)
     for answer in answers:

@@ -161,7 +161,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status = getattr(exc, "status", EXIT_ERROR)
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return status
+    except ModuleNotFoundError as exc:
+        if exc.name not in _DEPENDENCIES:
+            raise
+        sys.stderr.write(
+            f"{PROG}: error: {_DEPENDENCIES[exc.name]}, which pip-variants needs, is not installed; "
+            f"reinstall it: python -m pip install {_DEPENDENCIES[exc.name]}\n"
+        )
+        return EXIT_ERROR
     except OSError as exc:
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         sys.stderr.write(f"{PROG}: error: {exc.strerror or exc}{where}\n")
         return EXIT_ERROR
+
+
+#: module -> the distribution pip-variants depends on for it (an uninstalled one is
+#: one line of advice, not a traceback)
+_DEPENDENCIES = {"packaging": "packaging", "cpuinfo": "py-cpuinfo", "pynvml": "nvidia-ml-py"}

@@ -28,3 +28,24 @@ def test_version_and_usage(capsys):
 def test_module_entry_point(run_cli):
     proc = run_cli("--help")
     assert proc.returncode == 0 and "pip-variants demo" in proc.stdout
+
+
+def test_a_dependency_uninstalled_is_one_line_not_a_traceback(capsys, monkeypatch):
+    def broken(args):
+        raise ModuleNotFoundError("No module named 'packaging'", name="packaging")
+
+    # every subcommand's handler, as if it imported packaging
+    monkeypatch.setattr("argparse.Namespace.handler", property(lambda self: broken), raising=False)
+    assert main(["status"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("pip-variants: error: packaging, which pip-variants needs, is not installed; "
+                   "reinstall it: python -m pip install packaging\n")
+
+
+def test_another_missing_module_is_not_hidden(monkeypatch):
+    def broken(args):
+        raise ModuleNotFoundError("No module named 'nosuch'", name="nosuch")
+
+    monkeypatch.setattr("argparse.Namespace.handler", property(lambda self: broken), raising=False)
+    with pytest.raises(ModuleNotFoundError):
+        main(["status"])
