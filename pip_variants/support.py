@@ -156,36 +156,20 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
                         leaf.startswith(parts[-1] + ".") and leaf.endswith((".so", ".pyd"))
                     ):
                         return True
-            if path is None and _editable_source_of(dist, parts[0]):
-                return True
     except Exception:
         return False
     return False
 
 
-def _editable_source_of(dist: Any, top_level: str) -> bool:
-    """Is ``dist`` an editable install (PEP 660, whose file list names no module)
-    of the project folder that module ``top_level`` is found in?"""
+def _is_editable(dist_name: str) -> bool:
+    """Is ``dist_name`` installed here in editable mode (PEP 660, ``direct_url.json``)?"""
     import json
-    import os
-    from importlib.util import find_spec
-    from urllib.parse import urlsplit
-    from urllib.request import url2pathname
 
-    text = dist.read_text("direct_url.json")
-    if not text:
+    try:
+        text = _metadata_module().distribution(dist_name).read_text("direct_url.json")
+        return bool(text) and bool((json.loads(text).get("dir_info") or {}).get("editable"))
+    except Exception:
         return False
-    info = json.loads(text)
-    url = urlsplit(str(info.get("url", "")))
-    if not (info.get("dir_info") or {}).get("editable") or url.scheme != "file":
-        return False
-    project = os.path.realpath(url2pathname(url.path))
-    spec = find_spec(top_level)  # a top-level name: nothing is imported to find it
-    if spec is None:
-        return False
-    places = list(spec.submodule_search_locations or ()) or ([spec.origin] if spec.origin else [])
-    inside = [os.path.realpath(place).startswith(project + os.sep) for place in places]
-    return bool(inside) and all(inside)
 
 
 class _PluginProvider:
@@ -463,6 +447,9 @@ class SupportResolver:
     def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
         what = ("names a __main__ module (importing it runs a program)"
                 if "__main__" in "".join(api.split(":", 1)[0].split()).split(".") else f"is not part of {req.name!r}")
+        if what.startswith("is not") and _is_editable(req.name):
+            what += (" (an editable install lists none of its modules: register the plugin in its "
+                     "'variant_plugins' entry-point group, or install it without -e)")
         return NamespaceSupport(
             ns, {}, "untrusted",
             f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}, "

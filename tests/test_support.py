@@ -234,38 +234,32 @@ def test_a_plugin_is_asked_once_per_process_whatever_namespace_asks(tmp_path):
     assert runs.read_text().splitlines() == ["run"]
 
 
-def _editable_plugin(tmp_path, monkeypatch, *, editable=True):
-    """``acme-variant-provider`` installed editable (PEP 660): its file list
-    names a ``.pth`` only, its module lives in the project folder."""
+def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tmp_path, monkeypatch):
+    """An editable install lists no module files: nothing ties the module an
+    index names to it, so it is refused, and the warning says how to register it."""
     import json
 
+    from pip_variants.metadata import parse_metadata
+
     project = tmp_path / "acme-project"
-    (project / "src" / "acme_variant_provider").mkdir(parents=True)
-    (project / "src" / "acme_variant_provider" / "__init__.py").write_text("")
-    (project / "src" / "acme_variant_provider" / "plugin.py").write_text("class AcmePlugin: pass\n")
-    site = tmp_path / "site"
-    info = site / "acme_variant_provider-1.0.dist-info"
+    (project / "acme_variant_provider").mkdir(parents=True)
+    (project / "acme_variant_provider" / "__init__.py").write_text("")
+    (project / "acme_variant_provider" / "plugin.py").write_text("class AcmePlugin: pass\n")
+    info = tmp_path / "site" / "acme_variant_provider-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-variant-provider\nVersion: 1.0\n")
     (info / "RECORD").write_text("_acme_variant_provider.pth,,\nacme_variant_provider-1.0.dist-info/METADATA,,\n")
-    (info / "direct_url.json").write_text(json.dumps(
-        {"url": project.as_uri(), "dir_info": {"editable": True} if editable else {}}))
-    monkeypatch.syspath_prepend(str(project / "src"))  # what the .pth does
-    monkeypatch.syspath_prepend(str(site))
-
-
-def test_an_editable_plugin_vouches_for_the_module_of_its_project(tmp_path, monkeypatch):
-    from pip_variants.support import _ships_endpoint
-
-    _editable_plugin(tmp_path, monkeypatch)
-    assert _ships_endpoint("acme-variant-provider", "acme_variant_provider.plugin:AcmePlugin")
-    # not for a module from elsewhere, nor for its own program
-    assert not _ships_endpoint("acme-variant-provider", "json:loads")
-    assert not _ships_endpoint("acme-variant-provider", "acme_variant_provider.__main__")
-
-
-def test_a_non_editable_directory_install_does_not_vouch_for_a_module_it_does_not_list(tmp_path, monkeypatch):
-    from pip_variants.support import _ships_endpoint
-
-    _editable_plugin(tmp_path, monkeypatch, editable=False)
-    assert not _ships_endpoint("acme-variant-provider", "acme_variant_provider.plugin:AcmePlugin")
+    (info / "direct_url.json").write_text(json.dumps({"url": project.as_uri(), "dir_info": {"editable": True}}))
+    monkeypatch.syspath_prepend(str(project))  # what the editable .pth does
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["acme"]},
+        "providers": {"acme": {"requires": ["acme-variant-provider"],
+                               "plugin-api": "acme_variant_provider.plugin:AcmePlugin"}},
+        "variants": {"a1": {"acme": {"arch": ["a1"]}}},
+    })
+    supported, answers = SupportResolver().supported_for(md)
+    assert supported.get("acme", {}) == {} and answers[0].source == "untrusted"
+    assert "is not part of 'acme-variant-provider' (an editable install lists none" in answers[0].notice
+    assert "'variant_plugins' entry-point group" in answers[0].notice
