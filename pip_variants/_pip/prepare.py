@@ -101,7 +101,22 @@ def _combined(path: str, existing: bytes, content: bytes, chosen: Any) -> Option
         return None
     if set(old.variants) <= set(new.variants):
         return content
-    return dumps(merged).encode("utf-8")
+    text = None
+    if min(old.schema, new.schema) >= (0, 2, 0):  # the format dumps() writes, without loss
+        try:
+            text = dumps(merged)
+            load_metadata(text, path)
+        except InvalidVariantMetadata:
+            text = None
+    if text is None:
+        name, version = chosen.name_version
+        messages.warn_once(
+            f"pip-variants: kept {path}, which does not list variant {chosen.label} of {name} {version} "
+            "and cannot be merged with its file here (an older format); an offline install from that "
+            "folder will not find that build: download builds from different sources into different folders"
+        )
+        return None
+    return text.encode("utf-8")
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:

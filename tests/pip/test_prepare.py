@@ -89,3 +89,18 @@ def test_files_that_disagree_keep_the_first_with_one_warning(patched, tmp_path, 
     assert _save(tmp_path, "cu128", _release(["cu128"], sm_arch=("80_real",)), url_json="https://other/j") == first
     assert "kept" in caplog.text and "https://other/j" in caplog.text
     assert "different folders" in caplog.text
+
+
+def test_files_of_an_older_format_are_not_merged_but_the_first_kept(patched, tmp_path, caplog):
+    # 0.1.1 (no providers table) and 0.0.3 (enable-if) do not survive the 0.2.0 writer
+    from support.wheels import SCHEMA_0_1_1, variants_json
+
+    def release(labels):
+        variants = {"cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+                    "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}}
+        return variants_json("pkg", "1.0", namespaces=["nvidia"], providers=None, schema=SCHEMA_0_1_1,
+                             variants={label: variants[label] for label in labels})
+
+    first = _save(tmp_path, "cu128", release(["cu128", "null"]))
+    assert _save(tmp_path, "cu126", release(["cu126", "null"])) == first
+    assert "does not list variant cu126" in caplog.text and "different folders" in caplog.text
