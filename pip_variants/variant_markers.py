@@ -124,29 +124,6 @@ _STRING_OPS: Mapping[str, Callable[[str, str], bool]] = {
 }
 
 
-def _compare_strings(lhs: str, op: str, rhs: str) -> bool:
-    """A PEP 508 string marker comparison, as ``packaging`` makes it for
-    ``platform_release``: as versions when ``op`` and ``rhs`` form a version
-    specifier (``variant_label < "12.10"`` for label ``12.8``; a label that is no
-    version then matches nothing), else as strings."""
-    from packaging.specifiers import InvalidSpecifier, Specifier
-    from packaging.version import InvalidVersion
-
-    try:
-        spec = Specifier(op + rhs)
-    except InvalidSpecifier:
-        pass
-    else:
-        try:
-            return spec.contains(lhs, prereleases=True)
-        except InvalidVersion:  # packaging < 24 raises where newer releases say no
-            return False
-    fn = _STRING_OPS.get(op)
-    if fn is None:
-        raise InvalidVariantComparison(f"{op!r} is not defined for {LABEL} {lhs!r} and {rhs!r}")
-    return fn(lhs, rhs)
-
-
 def compare(name: str, op: str, literal: str, variable_on_left: bool, env: VariantEnvironment) -> bool:
     """One marker comparison naming variant marker ``name`` (MK-2).
 
@@ -155,8 +132,10 @@ def compare(name: str, op: str, literal: str, variable_on_left: bool, env: Varia
     :class:`InvalidVariantComparison`.
     """
     if name == LABEL:
-        lhs, rhs = (env.label, literal) if variable_on_left else (literal, env.label)
-        return _compare_strings(lhs, op, rhs)
+        fn = _STRING_OPS.get(op)
+        if fn is None:
+            raise InvalidVariantComparison(f"{op!r} is not defined for {LABEL}")
+        return fn(env.label, literal) if variable_on_left else fn(literal, env.label)
     if name not in MARKER_NAMES:
         raise InvalidVariantComparison(f"{name!r} is not a variant marker")
     if variable_on_left or op not in ("in", "not in"):

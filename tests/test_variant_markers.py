@@ -76,22 +76,6 @@ def test_mk2_label_takes_string_operators(op, literal, left, expected):
     assert compare("variant_label", op, literal, left, VariantEnvironment("cu128")) is expected
 
 
-@pytest.mark.parametrize(
-    "label, op, literal, left, expected",
-    [("12.8", "<", "12.10", True, True), ("12.8", "==", "12.8.0", True, True), ("12.8", "~=", "12.1", True, True),
-     ("12.8", ">=", "12.9", True, False), ("cu128", "===", "cu128", True, True), ("cu128", "==", "12.8", True, False),
-     ("cu128", "!=", "12.8", True, False), ("v3", "==", "v3", True, True), ("12.8", ">", "12.10", False, True)],
-)
-def test_mk2_label_compares_as_versions_where_pep_508_does(label, op, literal, left, expected):
-    # the string markers' rule (packaging's platform_release): a version specifier compares versions
-    assert compare("variant_label", op, literal, left, VariantEnvironment(label)) is expected
-
-
-def test_mk2_label_operator_neither_string_nor_version_is_an_error():
-    with pytest.raises(InvalidVariantComparison, match="'~=' is not defined for variant_label"):
-        compare("variant_label", "~=", "cu1", True, VariantEnvironment("cu128"))
-
-
 @pytest.mark.parametrize("op, left", [("==", True), ("in", True), ("==", False), ("~=", False)])
 def test_mk2_sets_take_only_membership(op, left):
     with pytest.raises(InvalidVariantComparison):
