@@ -76,6 +76,18 @@ def test_mk2_label_takes_string_operators(op, literal, left, expected):
     assert compare("variant_label", op, literal, left, VariantEnvironment("cu128")) is expected
 
 
+def test_mk2_label_compares_as_a_string_never_as_a_version():
+    # packaging 26 (pip 26's) compares only python_version, python_full_version,
+    # implementation_version and platform_release as versions; any other string marker as text
+    label = VariantEnvironment("12.8")
+    assert compare("variant_label", "<", "12.10", True, label) is False
+    assert compare("variant_label", "!=", "12.8.0", True, label) is True
+    assert compare("variant_label", "!=", "v4", True, VariantEnvironment("null")) is True
+    for op in ("===", "~="):
+        with pytest.raises(InvalidVariantComparison):
+            compare("variant_label", op, "12.8", True, label)
+
+
 @pytest.mark.parametrize("op, left", [("==", True), ("in", True), ("==", False), ("~=", False)])
 def test_mk2_sets_take_only_membership(op, left):
     with pytest.raises(InvalidVariantComparison):
