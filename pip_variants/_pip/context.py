@@ -245,7 +245,8 @@ class FinderContext:
                             newest = _newer(newest, version, self.registry[key])
                         continue
             rest.append(link)
-        if newest is not None and link_is_remote(newest[1]) and not self.is_stored(newest[1]):
+        if (newest is not None and link_is_remote(newest[1]) and not self.is_stored(newest[1])
+                and (not self.only_forced or canonical in self.forced)):
             # pip reads the next source's page meanwhile: the newest release's
             # file is the one H4 is sure to want.
             self.background.submit(newest[1].url_without_fragment, self.download_work(newest[1], canonical))

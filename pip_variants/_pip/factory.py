@@ -78,10 +78,11 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
         json_url = redact(json_url)
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
     if rejection is not None:
-        raise UnsupportedVariantWheel(
-            f"{link.filename} is not a supported variant on this system: {rejection}; to install it "
-            f"anyway (for another machine), add --variant {_compat.canonical_name(parsed.name)}={label}"
-        )
+        hint = ""
+        if rejection.reason == "unsupported":  # what --variant overrides
+            hint = (f"; to install it anyway (for another machine), add --variant "
+                    f"{_compat.canonical_name(parsed.name)}={label}")
+        raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant on this system: {rejection}{hint}")
     _, answers = ctx.engine.supported_for(metadata)
     for answer in answers:
         if answer.notice:

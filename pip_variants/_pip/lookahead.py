@@ -65,8 +65,8 @@ def _look_ahead_from(candidate: Any, requirements: List[Any]) -> None:
     factory = getattr(candidate, "_factory", None)
     finder = getattr(factory, "_finder", None)
     ctx: Optional[FinderContext] = getattr(finder, ATTR, None)
-    if ctx is None or not _hands_pages_over(finder):
-        return
+    if ctx is None or ctx.only_forced or not _hands_pages_over(finder):
+        return  # only_forced: most projects stay stock, so their index files are not wanted
     installed = getattr(factory, "_installed_dists", None) or {}
     # pip 26.3 installing from a pylock: those projects never touch an index.
     locked = getattr(finder, "_locked_links", None) or {}

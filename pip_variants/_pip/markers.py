@@ -20,8 +20,10 @@ stock pip. Three patches make them work, all undone by ``uninstall()``:
   candidates (``iter_dependencies``) use the label chosen during selection
   and the supported set computed then (MK-1); any other caller of a
   distribution's ``iter_dependencies`` (``pip check``, ``pip show``, pip's
-  metadata checks) uses the ``variant.json`` in its ``.dist-info`` with the
-  declared properties, since the target is not known any more. Outside
+  metadata checks) uses the ``variant.json`` in its ``.dist-info``, its
+  properties filtered by what ``STATE.engine`` says the target supports (the
+  command's engine; this machine's providers for ``pip check``; every
+  declared property where variants are off for the command). Outside
   those calls a variant marker sees the non-variant values (``""``, ∅).
   The requirements listed come out without their variant markers (copies):
   pip evaluates a dependency's marker again later, out of that scope
@@ -158,14 +160,40 @@ def _target_support(metadata: Any) -> Any:
     show``); ``None`` (every declared value counts) when they cannot say."""
     try:
         if STATE.engine is None:
-            from ..support import SupportResolver
-
-            resolver = SupportResolver()
+            resolver = _machine_resolver()
             STATE.engine = lambda: resolver
         return STATE.engine().supported_for(metadata)[0]
     except Exception as exc:  # a provider failed: the declared values, as before
         messages.debug(f"pip-variants: variant markers of an installed wheel see every declared value ({exc})")
         return None
+
+
+def _machine_resolver() -> Any:
+    """This machine's providers, for commands that select nothing (``pip
+    check``); ``PIP_VARIANT_PROFILE`` describes the target instead where set."""
+    import os
+
+    from ..support import SupportResolver, SupportSettings
+
+    path = os.environ.get("PIP_VARIANT_PROFILE", "").strip()
+    if path:
+        from ..profile import load_profile
+
+        return SupportResolver(SupportSettings(profile=load_profile(path), profile_source=path))
+    return SupportResolver()
+
+
+class _NoTarget:
+    """Variants are off for the command: installed wheels' markers see every
+    declared property, and no provider runs for them."""
+
+    @staticmethod
+    def supported_for(metadata: Any) -> Any:
+        return None, ()
+
+
+def no_target() -> Any:
+    return _NoTarget
 
 
 def _candidate_environment(candidate: Any) -> Any:

@@ -119,6 +119,10 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     opts = Options(options)
     _export(opts)
     STATE.command = command
+    # Until variants are on for this command: no provider runs for installed wheels' markers.
+    from .markers import no_target
+
+    STATE.engine = no_target
     if opts.no_variants:
         messages.debug("pip-variants: variants off (--no-variants)")
         return None

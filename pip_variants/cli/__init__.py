@@ -166,7 +166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         sys.stderr.write(
             f"{PROG}: error: {_DEPENDENCIES[exc.name]}, which pip-variants needs, is not installed; "
-            f"reinstall it: python -m pip install {_DEPENDENCIES[exc.name]}\n"
+            f"reinstall it: {sys.executable} -m pip install {_DEPENDENCIES[exc.name]}\n"
         )
         return EXIT_ERROR
     except OSError as exc:
@@ -177,4 +177,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 #: module -> the distribution pip-variants depends on for it (an uninstalled one is
 #: one line of advice, not a traceback)
-_DEPENDENCIES = {"packaging": "packaging", "cpuinfo": "py-cpuinfo", "pynvml": "nvidia-ml-py"}
+_DEPENDENCIES = {"packaging": "packaging", "cpuinfo": "py-cpuinfo", "pynvml": "nvidia-ml-py",
+                 "importlib_metadata": "importlib-metadata"}

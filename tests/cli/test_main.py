@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from pip_variants import __version__
@@ -39,7 +41,7 @@ def test_a_dependency_uninstalled_is_one_line_not_a_traceback(capsys, monkeypatc
     assert main(["status"]) == 1
     err = capsys.readouterr().err
     assert err == ("pip-variants: error: packaging, which pip-variants needs, is not installed; "
-                   "reinstall it: python -m pip install packaging\n")
+                   f"reinstall it: {sys.executable} -m pip install packaging\n")
 
 
 def test_another_missing_module_is_not_hidden(monkeypatch):

@@ -373,6 +373,7 @@ def test_download_for_another_machine_takes_the_builds_variant_names(variant_ven
         [vfile("cu126"), "pkg-1.0-variants.json", "other-1.0-py3-none-any.whl"]), proc.stderr
     assert proc.stderr.count("--variant-profile") == 1 and "(pkg=cu126)" in proc.stderr, proc.stderr
     assert "does not support" not in proc.stderr and "says nothing" not in proc.stderr, proc.stderr
+    assert not index.requested("other-1.0-variants.json")  # a stock project: its file is not wanted
 
 
 def test_download_for_another_machine_with_its_profile(variant_venv, publish, index, tmp_path):

@@ -220,3 +220,26 @@ def test_the_abi_wrapper_of_a_distribution_is_built_on_first_use():
     assert calls == []
     assert list(wrapped(object(), ("x",))) == ["dep"] and calls == [("x",)]
     assert list(wrapped(object())) == ["dep"]
+
+
+def test_an_installed_wheel_where_variants_are_off_runs_no_provider(patched, tmp_path, monkeypatch):
+    # --no-variants, pip lock, --platform without --variant: every declared value, nothing detected
+    from pip_variants._pip.markers import no_target
+
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.0")
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    STATE.engine = no_target
+    env = markers._installed_environment(_wheel_dist(wheel))
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real", "nvidia :: sm_arch :: 90_real"])
+
+
+def test_an_installed_wheel_outside_a_variant_command_honours_the_profile_variable(patched, tmp_path, monkeypatch):
+    import json
+
+    profile = tmp_path / "node.json"
+    profile.write_text(json.dumps({"nvidia": {"sm_arch": ["90_real"]}}))
+    monkeypatch.setenv("PIP_VARIANT_PROFILE", str(profile))
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
+    env = markers._installed_environment(_wheel_dist(wheel))
+    assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 90_real"])
