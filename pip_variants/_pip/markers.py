@@ -21,7 +21,7 @@ stock pip. Three patches make them work, all undone by ``uninstall()``:
   and the supported set computed then (MK-1); any other caller of a
   distribution's ``iter_dependencies`` (``pip check``, ``pip show``, pip's
   metadata checks) uses the ``variant.json`` in its ``.dist-info``, its
-  properties filtered by what ``STATE.engine`` says the target supports (the
+  properties filtered by what ``STATE.target_support`` says the target supports (the
   command's engine; this machine's providers for ``pip check``; every
   declared property where variants are off for the command). Outside
   those calls a variant marker sees the non-variant values (``""``, ∅).
@@ -159,10 +159,10 @@ def _target_support(metadata: Any) -> Any:
     machine's providers through the detection cache (``pip check``, ``pip
     show``); ``None`` (every declared value counts) when they cannot say."""
     try:
-        if STATE.engine is None:
+        if STATE.target_support is None:
             resolver = _machine_resolver()
-            STATE.engine = lambda: resolver
-        return STATE.engine().supported_for(metadata)[0]
+            STATE.target_support = lambda md: resolver.supported_for(md)[0]
+        return STATE.target_support(metadata)
     except Exception as exc:  # a provider failed: the declared values, as before
         messages.debug(f"pip-variants: variant markers of an installed wheel see every declared value ({exc})")
         return None
@@ -181,19 +181,6 @@ def _machine_resolver() -> Any:
 
         return SupportResolver(SupportSettings(profile=load_profile(path), profile_source=path))
     return SupportResolver()
-
-
-class _NoTarget:
-    """Variants are off for the command: installed wheels' markers see every
-    declared property, and no provider runs for them."""
-
-    @staticmethod
-    def supported_for(metadata: Any) -> Any:
-        return None, ()
-
-
-def no_target() -> Any:
-    return _NoTarget
 
 
 def _candidate_environment(candidate: Any) -> Any:

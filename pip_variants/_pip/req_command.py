@@ -120,9 +120,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     _export(opts)
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
-    from .markers import no_target
-
-    STATE.engine = no_target
+    STATE.target_support = lambda metadata: None
     if opts.no_variants:
         messages.debug("pip-variants: variants off (--no-variants)")
         return None
@@ -226,7 +224,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     # The legacy resolver never calls H12: local wheels are checked when selected.
     ctx.check_local_wheels = "legacy-resolver" in (getattr(options, "deprecated_features_enabled", None) or ())
     setattr(finder, ATTR, ctx)
-    STATE.engine = lambda: ctx.engine
+    STATE.target_support = lambda metadata: ctx.engine.supported_for(metadata)[0]
     STATE.enabled = True
     STATE.labels = True
     return ctx

@@ -81,10 +81,11 @@ class ProcessState:
         #: (canonical name, version) -> a release H4 left for the resolver to
         #: settle when it gets there (:mod:`.deferred`)
         self.deferred: Dict[Tuple[str, str], Any] = {}
-        #: what says the target's supported properties (``supported_for``): the
-        #: command's ``VariantEngine`` (H8), else a provider resolver for this
-        #: machine; installed wheels' variant markers see the target selection sees
-        self.engine: Optional[Callable[[], Any]] = None
+        #: variant metadata -> what the target supports for it (``Supported``), or
+        #: ``None`` for "every declared value": the command's engine (H8), nothing
+        #: where variants are off for it, else this machine's providers (set on
+        #: first use); installed wheels' variant markers see what selection sees
+        self.target_support: Optional[Callable[[Any], Any]] = None
 
 
 STATE = ProcessState()

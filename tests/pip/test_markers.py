@@ -142,7 +142,7 @@ def test_an_installed_wheel_sees_what_the_commands_target_supports(patched, tmp_
             asked.append(sorted(metadata.variants))
             return {"nvidia": {"sm_arch": ("80_real", "75_real")}}, []
 
-    STATE.engine = lambda: Engine()
+    STATE.target_support = lambda metadata: Engine().supported_for(metadata)[0]
     env = markers._installed_environment(_wheel_dist(wheel))
     assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real"])
     assert asked == [["cu128"]]
@@ -152,7 +152,7 @@ def test_an_installed_wheel_outside_a_variant_command_asks_this_machine(patched,
     monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
     monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.0")
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
-    assert STATE.engine is None  # pip check, pip show: no finder, no engine
+    assert STATE.target_support is None  # pip check, pip show: no finder, no engine
     env = markers._installed_environment(_wheel_dist(wheel))
     assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real"])
 
@@ -164,7 +164,7 @@ def test_an_installed_wheel_whose_provider_fails_sees_every_declared_value(patch
         def supported_for(self, metadata):
             raise RuntimeError("provider crashed")
 
-    STATE.engine = lambda: Broken()
+    STATE.target_support = lambda metadata: Broken().supported_for(metadata)[0]
     env = markers._installed_environment(_wheel_dist(wheel))
     assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real", "nvidia :: sm_arch :: 90_real"])
 
@@ -224,12 +224,10 @@ def test_the_abi_wrapper_of_a_distribution_is_built_on_first_use():
 
 def test_an_installed_wheel_where_variants_are_off_runs_no_provider(patched, tmp_path, monkeypatch):
     # --no-variants, pip lock, --platform without --variant: every declared value, nothing detected
-    from pip_variants._pip.markers import no_target
-
     monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
     monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.0")
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
-    STATE.engine = no_target
+    STATE.target_support = lambda metadata: None  # what configure_finder sets until variants are on
     env = markers._installed_environment(_wheel_dist(wheel))
     assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 80_real", "nvidia :: sm_arch :: 90_real"])
 
