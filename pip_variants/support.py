@@ -445,11 +445,13 @@ class SupportResolver:
         return NamespaceSupport(ns, configs_to_supported(configs), source)
 
     def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
-        what = ("names a __main__ module (importing it runs a program)"
-                if "__main__" in "".join(api.split(":", 1)[0].split()).split(".") else f"is not part of {req.name!r}")
-        if what.startswith("is not") and _is_editable(req.name):
-            what += (" (an editable install lists none of its modules: register the plugin in its "
-                     "'variant_plugins' entry-point group, or install it without -e)")
+        if "__main__" in "".join(api.split(":", 1)[0].split()).split("."):
+            what = "names a __main__ module (importing it runs a program)"
+        else:
+            what = f"is not part of {req.name!r}"
+            if _is_editable(req.name):
+                what += (" (an editable install lists none of its modules: register the plugin in its "
+                         "'variant_plugins' entry-point group, or install it without -e)")
         return NamespaceSupport(
             ns, {}, "untrusted",
             f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}, "

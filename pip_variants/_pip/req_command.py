@@ -155,18 +155,15 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if only_forced:
         # This machine's providers would answer for the wrong machine: only what
         # --variant names is chosen, as named; everything else stays stock.
-        hint = ("pass --variant-profile FILE (from 'pip-variants profile export' on that machine) "
-                "to select variants for it")
-        if not forced:
-            messages.warn_once(
-                f"pip-variants: {', '.join(cross)} select for another machine, so variant wheels are ignored; {hint}"
-            )
-            return None
         named = ", ".join(f"{name}={label}" for name, label in forced.items())
+        what = (f"only the builds --variant names are chosen ({named}) and other variant wheels are ignored"
+                if forced else "variant wheels are ignored")
         messages.warn_once(
-            f"pip-variants: {', '.join(cross)} select for another machine, so only the builds --variant "
-            f"names are chosen ({named}) and other variant wheels are ignored; {hint}"
+            f"pip-variants: {', '.join(cross)} select for another machine, so {what}; pass --variant-profile "
+            "FILE (from 'pip-variants profile export' on that machine) to select variants for it"
         )
+        if not forced:
+            return None
         profile = {}
 
     def _plugin_timeout() -> float:
