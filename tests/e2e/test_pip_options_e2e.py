@@ -17,6 +17,7 @@ import re
 import pytest
 
 from support.harness import harness_failure
+from support.pips import newest_pip_only
 from support.venvs import (
     HarnessError,
     clone_venv,
@@ -397,7 +398,11 @@ def test_download_keeps_the_index_file_for_offline_installs(variant_venv, releas
     assert chosen == vfile("ob"), stderr
 
 
-@pytest.mark.parametrize("command", ["download", "wheel"])
+@pytest.mark.parametrize("command", [
+    "download",
+    # the same preparer hook (H10) as download: once is enough
+    pytest.param("wheel", marks=newest_pip_only("pip wheel saves through the same hook as pip download")),
+])
 def test_a_wheelhouse_for_several_machines_keeps_every_build_installable(
         variant_venv, publish, index, tmp_path, command):
     """One folder filled for two machines: the index's file for one, then a local
