@@ -287,16 +287,9 @@ def check_installed(
     variants = list(iter_installed_variants(paths))
     results: List[CheckResult] = []
     if variants:
-        from .support import SupportResolver, SupportSettings
+        from .support import SupportResolver
 
-        profile = None
-        if profile_path:
-            from .profile import load_profile
-
-            profile = load_profile(profile_path)
-        resolver = SupportResolver(
-            SupportSettings(profile=profile, profile_source=profile_path or "", python=python)
-        )
+        resolver = SupportResolver.for_profile_path(profile_path or "", python)
         for variant in variants:
             try:
                 results.append(_check_one(variant, resolver))

@@ -226,6 +226,18 @@ class SupportResolver:
         self._memo: Dict[ProviderInfo, NamespaceSupport] = {}
         self._abi: Optional[AbiContext] = settings.abi
 
+    @classmethod
+    def for_profile_path(cls, path: str = "", python: str = sys.executable) -> "SupportResolver":
+        """This machine's providers, or the variant profile at ``path`` where one is named.
+
+        Raises :class:`~pip_variants.profile.InvalidProfile` for a bad profile.
+        """
+        if not path:
+            return cls(SupportSettings(python=python))
+        from .profile import load_profile
+
+        return cls(SupportSettings(profile=load_profile(path), profile_source=path, python=python))
+
     # -- public -------------------------------------------------------------------
 
     def supported_for(self, metadata: VariantMetadata) -> Tuple[Dict[str, Dict[str, Tuple[str, ...]]], List[NamespaceSupport]]:

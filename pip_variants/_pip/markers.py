@@ -173,14 +173,9 @@ def _machine_resolver() -> Any:
     check``); ``PIP_VARIANT_PROFILE`` describes the target instead where set."""
     import os
 
-    from ..support import SupportResolver, SupportSettings
+    from ..support import SupportResolver
 
-    path = os.environ.get("PIP_VARIANT_PROFILE", "").strip()
-    if path:
-        from ..profile import load_profile
-
-        return SupportResolver(SupportSettings(profile=load_profile(path), profile_source=path))
-    return SupportResolver()
+    return SupportResolver.for_profile_path(os.environ.get("PIP_VARIANT_PROFILE", "").strip())
 
 
 def _candidate_environment(candidate: Any) -> Any:
