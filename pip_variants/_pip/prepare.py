@@ -19,7 +19,9 @@ resolution), and ``pip lock`` never: there, a wheel known only by its
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 from . import _patching, messages
 from .context import label_of
@@ -44,6 +46,14 @@ def save_variants_json(download_dir: str, link: Any) -> None:
     from ..filename import variants_json_filename
 
     path = os.path.join(download_dir, variants_json_filename(*chosen.name_version))
+    # Two pips saving builds of one release into one folder: without the lock,
+    # the second reads the file before the first replaces it, and its write
+    # drops the first one's label.
+    with _folder_lock(download_dir):
+        _save(path, content, chosen, download_dir)
+
+
+def _save(path: str, content: bytes, chosen: Any, download_dir: str) -> None:
     try:
         with open(path, "rb") as fh:
             existing = fh.read()
@@ -70,6 +80,36 @@ def save_variants_json(download_dir: str, link: Any) -> None:
     from pip._internal.utils.misc import display_path
 
     messages.logger.info("Saved %s", display_path(path))
+
+
+@contextmanager
+def _folder_lock(folder: str) -> Iterator[None]:
+    """An advisory lock on the folder itself (no lock file left behind), where
+    the system has ``flock`` and lets a folder be opened; elsewhere none."""
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        deadline = time.monotonic() + _LOCK_WAIT
+        while True:  # never hang on a lock someone else forgot: go on unlocked after the wait
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+#: seconds to wait for another pip saving into the same folder
+_LOCK_WAIT = 10.0
 
 
 def _combined(path: str, existing: bytes, content: bytes, chosen: Any) -> Optional[bytes]:

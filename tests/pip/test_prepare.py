@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pip_variants._pip.prepare import save_variants_json
 from pip_variants._pip.state import STATE, ChosenVariant
 
@@ -104,3 +106,31 @@ def test_files_of_an_older_format_are_not_merged_but_the_first_kept(patched, tmp
     first = _save(tmp_path, "cu128", release(["cu128", "null"]))
     assert _save(tmp_path, "cu126", release(["cu126", "null"])) == first
     assert "does not list variant cu126" in caplog.text and "different folders" in caplog.text
+
+
+def test_a_second_pip_saving_into_the_folder_waits_for_the_first(patched, tmp_path):
+    # the first writer holds the folder; its file lands while the second waits,
+    # and the second merges into it instead of replacing it
+    import threading
+
+    from pip_variants._pip import prepare
+
+    pytest.importorskip("fcntl")
+    saved = {}
+    with prepare._folder_lock(str(tmp_path)):
+        second = threading.Thread(target=lambda: saved.update(doc=_save(tmp_path, "cu128", _release(["cu128"]))))
+        second.start()
+        second.join(0.3)
+        assert second.is_alive()  # waiting for the lock
+        (tmp_path / "pkg-1.0-variants.json").write_text(json.dumps(_release(["cu126"])))
+    second.join(5)
+    assert sorted(saved["doc"]["variants"]) == ["cu126", "cu128"]
+
+
+def test_a_lock_never_released_delays_the_save_but_does_not_stop_it(patched, tmp_path, monkeypatch):
+    from pip_variants._pip import prepare
+
+    pytest.importorskip("fcntl")
+    monkeypatch.setattr(prepare, "_LOCK_WAIT", 0.1)
+    with prepare._folder_lock(str(tmp_path)):
+        assert sorted(_save(tmp_path, "cu128", _release(["cu128"]))["variants"]) == ["cu128"]
