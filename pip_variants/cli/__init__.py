@@ -141,8 +141,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
+    if handler is None:  # a usage error: the help goes where argparse's usage errors go
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         return int(handler(args) or 0)

@@ -132,7 +132,7 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         epilog="examples:\n" + _EXPORT_EXAMPLES + "\n" + _SHOW_EXAMPLES + "\n\n" + _EXIT_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    group.set_defaults(handler=lambda args: (group.print_help(), 2)[1])
+    group.set_defaults(handler=lambda args: (group.print_help(sys.stderr), 2)[1])
     actions = group.add_subparsers(dest="profile_command", metavar="ACTION", title="actions")
     p = add_subcommand(
         actions,

@@ -24,6 +24,8 @@ def test_version_and_usage(capsys):
     assert main(["--version"]) == 0
     assert __version__ in capsys.readouterr().out
     assert main([]) == 2
+    usage = capsys.readouterr()
+    assert usage.out == "" and "usage: pip-variants" in usage.err  # a usage error: stderr
     assert main(["nosuch"]) == 2
 
 

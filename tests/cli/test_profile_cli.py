@@ -89,7 +89,7 @@ def test_show_invalid_is_one_line(run_cli, tmp_path):
 def test_profile_without_action_is_usage(run_cli):
     proc = run_cli("profile")
     assert proc.returncode == 2
-    assert "export" in proc.stdout and "show" in proc.stdout
+    assert "export" in proc.stderr and "show" in proc.stderr and proc.stdout == ""
 
 
 def test_export_through_a_symlink_keeps_the_link(run_cli, tmp_path):
