@@ -18,7 +18,8 @@ GPUs this process can reach: ``/dev/kfd`` and each GPU's render node present
 ``ROCR_VISIBLE_DEVICES``.
 
 Overrides: ``AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH`` (list split on commas,
-semicolons or whitespace, order kept) and
+semicolons or whitespace, order kept; set to blanks or separators only: no
+GPU architecture, as the plugin) and
 ``AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION`` (``X.Y`` or ``X.Y.Z``, ``Z`` any text; the
 plugin asserts three parts and crashes on ``6.4``). A malformed value is a
 :class:`ProviderError`: one warning, the namespace unsupported, never a crash.
@@ -321,11 +322,8 @@ def tool_gfx_archs(path: Optional[str] = None) -> List[str]:
         if text:
             found = sorted(set(re.findall(_GFX_TOKEN, text)))
             preferred = os.environ.get(PREFERRED_GFX_ENV)
-            allowed = (
-                {a.strip() for a in preferred.split(",") if a.strip()}
-                if preferred
-                else set(ALL_GFX_ARCHS)
-            )
+            # as the plugin: a list naming nothing means the default list
+            allowed = {a.strip() for a in (preferred or "").split(",") if a.strip()} or set(ALL_GFX_ARCHS)
             # The plugin drops the whole rocminfo answer when one name is unknown.
             if found and all(name in allowed for name in found):
                 return found
@@ -459,7 +457,7 @@ class AmdProvider:
     def supported_configs(self) -> List[FeatureConfig]:
         # Validate both overrides before detecting: a bad one disables the
         # namespace with one warning (ProviderError), whatever else is found.
-        force_gfx = _env(FORCE_GFX_ENV)
+        force_gfx = os.environ.get(FORCE_GFX_ENV) or None  # blanks too: set, naming no GPU (as the plugin)
         force_rocm = _env(FORCE_ROCM_ENV)
         archs = parse_forced_gfx_archs(force_gfx) if force_gfx is not None else None
         version = parse_forced_rocm_version(force_rocm) if force_rocm is not None else None

@@ -209,30 +209,43 @@ def _drivers(lib, ctypes) -> list:  # type: ignore[no-untyped-def]
 
 
 def _level_zero_devices(library: str) -> List[Tuple[int, int]]:
-    """``[(vendorId, ipVersion)]`` of every root device, in Level Zero order (raises on error)."""
+    """``[(vendorId, ipVersion)]`` of every root device, in Level Zero order.
+
+    A driver or device that fails is skipped (logged): one misbehaving GPU
+    must not hide the others (the reference plugin keeps what it found before
+    a failure). Raises when Level Zero itself cannot be loaded or initialised.
+    """
     import ctypes
 
     lib = ctypes.CDLL(library)
     _, IpExt, Props = _ze_structs()
     out: List[Tuple[int, int]] = []
     for driver in _drivers(lib, ctypes):
-        count = ctypes.c_uint32(0)
-        _check(lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), None), "zeDeviceGet")
-        devices = (ctypes.c_void_p * count.value)()
-        if count.value:
-            _check(
-                lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), devices),
-                "zeDeviceGet",
-            )
+        try:
+            count = ctypes.c_uint32(0)
+            _check(lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), None), "zeDeviceGet")
+            devices = (ctypes.c_void_p * count.value)()
+            if count.value:
+                _check(
+                    lib.zeDeviceGet(ctypes.c_void_p(driver), ctypes.byref(count), devices),
+                    "zeDeviceGet",
+                )
+        except _ZeError as exc:
+            logger.debug("intel: skipping a Level Zero driver: %s", exc)
+            continue
         for device in list(devices)[: count.value]:
             ext = IpExt(_ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT_PROPERTIES, None, 0)
             props = Props()
             props.stype = _ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
             props.pNext = ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p)
-            _check(
-                lib.zeDeviceGetProperties(ctypes.c_void_p(device), ctypes.byref(props)),
-                "zeDeviceGetProperties",
-            )
+            try:
+                _check(
+                    lib.zeDeviceGetProperties(ctypes.c_void_p(device), ctypes.byref(props)),
+                    "zeDeviceGetProperties",
+                )
+            except _ZeError as exc:
+                logger.debug("intel: skipping a Level Zero device: %s", exc)
+                continue
             out.append((int(props.vendorId), int(ext.ipVersion)))
     return out
 

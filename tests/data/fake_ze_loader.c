@@ -1,7 +1,8 @@
 /* A stand-in for the Level Zero loader (libze_loader.so.1), for tests only.
  *
  * Devices come from $FAKE_ZE_DEVICES: "VENDOR:IPVERSION,..." in hex, one
- * driver holding them all. $FAKE_ZE_FAIL=1 makes initialisation fail.
+ * driver holding them all. $FAKE_ZE_FAIL=1 makes initialisation fail;
+ * $FAKE_ZE_FAIL_DEVICE=N makes zeDeviceGetProperties fail for device N (from 0).
  * Built with -DWITH_INIT_DRIVERS it exports zeInitDrivers (API 1.10+);
  * otherwise only zeInit + zeDriverGet. Structures follow ze_api.h; a wrong
  * stype is refused the way a real driver would refuse it.
@@ -77,6 +78,8 @@ int zeDeviceGet(void *driver, uint32_t *count, void **devices) {
 int zeDeviceGetProperties(void *device, ze_device_properties_t *props) {
     if (props == NULL || props->stype != 0x3) return ERR_INVALID;
     int i = *(int *)device;
+    const char *bad = getenv("FAKE_ZE_FAIL_DEVICE");
+    if (bad && *bad && atoi(bad) == i) return ERR_UNINIT;
     ze_device_ip_version_ext_t *ext = (ze_device_ip_version_ext_t *)props->pNext;
     if (ext == NULL || ext->stype != 0x1000f) return ERR_INVALID;
     props->type = 1;

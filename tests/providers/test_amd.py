@@ -126,12 +126,18 @@ def test_forced_gfx_keeps_detected_rocm(tmp_path, monkeypatch, no_tools):
 
 
 def test_empty_force_counts_as_unset(tmp_path, monkeypatch, no_tools):
-    monkeypatch.setenv(FORCE_GFX_ENV, "")
+    monkeypatch.setenv(FORCE_GFX_ENV, "")  # unset, as pip and the plugin read an empty variable
     monkeypatch.setenv(FORCE_ROCM_ENV, " ")
     assert provider(tmp_path, ["gfx90a"], "6.4.0").supported_configs() == [
         gfx("gfx90a"),
         rocm("6.4"),
     ]
+
+
+@pytest.mark.parametrize("value", ["  ", ",", " ; "])
+def test_force_of_blanks_or_separators_names_no_gpu_like_the_plugin(tmp_path, monkeypatch, no_tools, value):
+    monkeypatch.setenv(FORCE_GFX_ENV, value)
+    assert provider(tmp_path, ["gfx90a"], "6.4.0").supported_configs() == [rocm("6.4")]
 
 
 def test_several_gpus_unique_and_sorted_as_strings(tmp_path, no_tools):
@@ -393,6 +399,15 @@ def test_preferred_list_replaces_the_allow_list(tmp_path, monkeypatch, mocker):
     fake_tool(tmp_path / "bin", "rocm_agent_enumerator", "gfx000\ngfx942:sramecc+:xnack-\n")
     monkeypatch.setenv("AMD_PREFERRED_GFX_ARCHS", "gfx1100")
     # rocminfo's gfx942 is refused, the enumerator has no allow-list (gfx000 dropped).
+    assert tool_gfx_archs(str(tmp_path / "bin")) == ["gfx942"]
+
+
+@pytestmark_linux
+@pytest.mark.parametrize("value", [" ", ",", " , "])
+def test_a_preferred_list_naming_nothing_is_the_default_list(tmp_path, monkeypatch, mocker, value):
+    mocker.patch.object(amd.sys, "platform", "linux")
+    fake_tool(tmp_path / "bin", "rocminfo", ROCMINFO_MI300)
+    monkeypatch.setenv("AMD_PREFERRED_GFX_ARCHS", value)
     assert tool_gfx_archs(str(tmp_path / "bin")) == ["gfx942"]
 
 

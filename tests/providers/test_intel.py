@@ -269,6 +269,15 @@ def test_ctypes_layer_reads_vendor_and_ip(fake_loader, monkeypatch):
     assert device_ips(devices) == ["12.56.5", "12.55.8", "12.71.4", "12.70.4"]
 
 
+@pytest.mark.parametrize("failing", ["0", "1"])
+def test_ctypes_layer_one_failing_device_hides_not_the_others(fake_loader, monkeypatch, failing):
+    # an iGPU whose driver misbehaves beside a working dGPU: the dGPU still counts
+    monkeypatch.setenv("FAKE_ZE_DEVICES", "8086:030e0005,8086:0311c004")
+    monkeypatch.setenv("FAKE_ZE_FAIL_DEVICE", failing)
+    working = [(0x8086, 0x030E0005), (0x8086, 0x0311C004)][1 - int(failing)]
+    assert query_level_zero(library=fake_loader) == [working]
+
+
 def test_ctypes_layer_no_devices(fake_loader, monkeypatch):
     monkeypatch.setenv("FAKE_ZE_DEVICES", "")
     assert query_level_zero(library=fake_loader) == []
