@@ -247,17 +247,37 @@ def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
 
 
 def reinstall_command(results: Iterable[CheckResult], *, profile: Optional[str] = None,
-                      target: Optional[str] = None, pip: str = "pip") -> Optional[str]:
-    """The one pip command that reinstalls what no longer fits (pip then picks again)."""
+                      target: Optional[str] = None, pip: str = "pip", user: bool = False) -> Optional[str]:
+    """The pip command that reinstalls what no longer fits (pip then picks again).
+
+    Into the environment (or the user site, ``user``): ``--force-reinstall
+    --no-deps`` replaces only those builds, then the same pins once more
+    without those options install what the new builds depend on (a build's
+    variant markers may name other dependencies than the old build's).
+    Into a ``--target`` folder pip installs the whole tree anyway, in one command.
+    """
     pins = [f"{r.variant.name}=={r.variant.version}" for r in results if r.status == "does-not-fit"]
     if not pins:
         return None
-    words = [pip, "install", "--force-reinstall", "--no-deps"]
+    options = ["--variant-profile", _quote(profile)] if profile else []
     if target:
-        words += ["--upgrade", "--target", _quote(target)]
-    if profile:
-        words += ["--variant-profile", _quote(profile)]
-    return " ".join(words + pins)
+        return " ".join([pip, "install", "--force-reinstall", "--upgrade", "--target", _quote(target),
+                         *options, *pins])
+    where = ["--user"] if user else []
+    replace = [pip, "install", "--force-reinstall", "--no-deps", *where, *options, *pins]
+    complete = [pip, "install", *where, *options, *pins]
+    return " ".join(replace) + " && " + " ".join(complete)
+
+
+def _in_user_site(dist_info: str) -> bool:
+    import site
+
+    try:
+        user_site = site.getusersitepackages()
+    except Exception:  # noqa: BLE001 - an odd site module: no user site to name
+        return False
+    folder = os.path.dirname(os.path.abspath(dist_info))
+    return bool(user_site) and os.path.normcase(folder) == os.path.normcase(os.path.abspath(user_site))
 
 
 def _quote(text: str) -> str:
@@ -305,5 +325,15 @@ def check_installed(
             if command:
                 commands.append(command)
         return CheckReport(tuple(results), " && ".join(commands) or None, where)
-    return CheckReport(tuple(results), reinstall_command(results, profile=profile_path, target=target, pip=pip),
-                       where)
+    if target is not None:
+        return CheckReport(tuple(results), reinstall_command(results, profile=profile_path, target=target, pip=pip),
+                           where)
+    # A build found in the user site is replaced there: without --user, pip
+    # would install the new build into the environment and leave the old one.
+    in_user: List[CheckResult] = []
+    elsewhere: List[CheckResult] = []
+    for result in results:
+        (in_user if _in_user_site(result.variant.dist_info) else elsewhere).append(result)
+    commands = [c for c in (reinstall_command(elsewhere, profile=profile_path, pip=pip),
+                            reinstall_command(in_user, profile=profile_path, pip=pip, user=True)) if c]
+    return CheckReport(tuple(results), " && ".join(commands) or None, where)

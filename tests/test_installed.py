@@ -91,7 +91,9 @@ def test_check_against_the_faked_driver(site, monkeypatch):
     (r,) = report.results
     assert r.status == "does-not-fit"
     assert r.reason.startswith("needs nvidia :: cuda_version_lower_bound :: 12.8; this machine supports 12.6")
-    assert report.command == "pip install --force-reinstall --no-deps Torch_Pkg==2.9.0"
+    assert report.command == (
+        "pip install --force-reinstall --no-deps Torch_Pkg==2.9.0 && pip install Torch_Pkg==2.9.0"
+    )
     data = report.to_dict()
     assert data["not_fitting"] == 1
     assert data["results"][0]["property"]["supported"][0] == "12.6"
@@ -105,6 +107,27 @@ def test_check_against_a_profile(site, tmp_path):
     assert report.results[0].status == "does-not-fit"
     assert f"--variant-profile {profile}" in report.command
     assert report.target == f"variant profile {profile}"
+
+
+def test_a_build_in_the_user_site_is_reinstalled_there(site, tmp_path, monkeypatch):
+    import site as site_module
+
+    user = tmp_path / "user-site"
+    _install(user, "bar-2.0.dist-info", _variant_json(
+        "bar", "2.0", "cu128", {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, {"nvidia": NVIDIA_PROVIDER}))
+    monkeypatch.setattr(site_module, "getusersitepackages", lambda: str(user))
+    monkeypatch.setenv(DRIVER, "12.6")
+    report = check_installed([str(site), str(user)], target=None, pip="py -m pip")
+    assert report.command == (  # two folders: one command each, the user site's with --user
+        f"py -m pip install --force-reinstall --upgrade --target {site} Torch_Pkg==2.9.0"
+        f" && py -m pip install --force-reinstall --upgrade --target {user} bar==2.0"
+    )
+    monkeypatch.setattr("sys.path", [str(site), str(user)])
+    report = check_installed(pip="py -m pip")
+    assert report.command == (
+        "py -m pip install --force-reinstall --no-deps Torch_Pkg==2.9.0 && py -m pip install Torch_Pkg==2.9.0"
+        " && py -m pip install --force-reinstall --no-deps --user bar==2.0 && py -m pip install --user bar==2.0"
+    )
 
 
 def test_null_and_unknown_providers(tmp_path):
@@ -124,7 +147,7 @@ def test_reinstall_command_for_a_target_dir(site, monkeypatch):
     monkeypatch.setenv(DRIVER, "12.6")
     results = check_installed([str(site)]).results
     assert reinstall_command(results, target="/opt/my app") == (
-        "pip install --force-reinstall --no-deps --upgrade --target '/opt/my app' Torch_Pkg==2.9.0"
+        "pip install --force-reinstall --upgrade --target '/opt/my app' Torch_Pkg==2.9.0"
     )
 
 
@@ -136,6 +159,6 @@ def test_reinstall_commands_for_several_folders(site, tmp_path, monkeypatch):
     monkeypatch.setenv(DRIVER, "12.6")
     report = check_installed([str(site), str(fitting), str(other)], pip="py -m pip")
     assert report.command == (
-        f"py -m pip install --force-reinstall --no-deps --upgrade --target {site} Torch_Pkg==2.9.0"
-        f" && py -m pip install --force-reinstall --no-deps --upgrade --target {other} bar==2.0"
+        f"py -m pip install --force-reinstall --upgrade --target {site} Torch_Pkg==2.9.0"
+        f" && py -m pip install --force-reinstall --upgrade --target {other} bar==2.0"
     )

@@ -454,7 +454,8 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
         installed_build = ("not a variant wheel" if have is None else
                            "a variant.json that cannot be read" if have == "?" else f"variant {have}")
         replace = (f"to replace it, run the same pip command for {name}=={version} with "
-                   "--force-reinstall --no-deps")
+                   "--force-reinstall --no-deps, then once more without those two options "
+                   "(for what the new build depends on)")
         if ctx.forced.get(name) == want:
             messages.warn_once(
                 f"pip-variants: --variant {name}={want} was not applied: pip kept the installed "

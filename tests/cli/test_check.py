@@ -35,7 +35,7 @@ def test_check_does_not_fit(run_cli, tmp_path):
     assert lines[0].startswith("NO FIT   pkg 1.0  variant cu128: needs nvidia :: cuda_version_lower_bound :: 12.8; "
                                "this machine supports 12.6")
     assert "1 of 1 installed variants no longer fit this machine" in proc.stdout
-    assert lines[-1].strip().endswith(f"-m pip install --force-reinstall --no-deps --upgrade --target {site} pkg==1.0")
+    assert lines[-1].strip().endswith(f"-m pip install --force-reinstall --upgrade --target {site} pkg==1.0")
     js = run_cli("check", "--json", "--path", str(site), env={DRIVER: "12.6"})
     assert js.returncode == 1
     data = json.loads(js.stdout)

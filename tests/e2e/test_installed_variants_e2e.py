@@ -140,16 +140,35 @@ def test_check_flags_a_driver_downgrade_and_its_command_fixes_it(installed_cu128
     assert item["status"] == "does-not-fit"
     assert item["property"]["feature"] == "cuda_version_lower_bound"
     assert item["property"]["needs"] == ["12.8"]
-    command = shlex.split(report["reinstall_command"])
-    assert command[1:] == ["-m", "pip", "install", "--force-reinstall", "--no-deps", "pkg==1.0"]
+    replace, complete = (shlex.split(part) for part in report["reinstall_command"].split(" && "))
+    assert replace[1:] == ["-m", "pip", "install", "--force-reinstall", "--no-deps", "pkg==1.0"]
+    assert complete[1:] == ["-m", "pip", "install", "pkg==1.0"]
 
     # The suggested command, pointed at the test index, picks the variant that fits now.
-    proc = run_pip(venv, *command[3:], *index_args(index), env=machine("12.6"))
+    proc = run_pip(venv, *replace[3:], *index_args(index), env=machine("12.6"))
     assert "variant cu126" in proc.stdout + proc.stderr
     clean = run_python(venv, "-m", "pip_variants", "check", env=machine("12.6"))
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "ok       pkg 1.0  variant cu126" in clean.stdout
     assert "Variant: cu126" in run_pip(venv, "show", "pkg").stdout
+
+
+@newest_only
+def test_checks_command_brings_what_the_new_build_depends_on(fresh_venv, publish, index, machine):
+    # Each build's variant markers name its own CUDA runtime: after the reinstall
+    # the environment holds the new build's, and pip check is clean.
+    runtime = ['cudart128 ; variant_label == "cu128"', 'cudart126 ; variant_label == "cu126"']
+    publish("pkg", "1.0", CUDA, requires=runtime)
+    for name in ("cudart128", "cudart126"):
+        publish(name, "1.0", None)
+    run_pip(fresh_venv, "install", *index_args(index), "pkg", env=machine("12.8"))
+    report = json.loads(run_python(fresh_venv, "-m", "pip_variants", "check", "--json", env=machine("12.6")).stdout)
+    for part in report["reinstall_command"].split(" && "):
+        run_pip(fresh_venv, *shlex.split(part)[3:], *index_args(index), env=machine("12.6"))
+    assert "Variant: cu126" in run_pip(fresh_venv, "show", "pkg").stdout
+    checked = run_pip(fresh_venv, "check", env=machine("12.6"), check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "cudart126" in run_pip(fresh_venv, "freeze").stdout
 
 
 @newest_only
