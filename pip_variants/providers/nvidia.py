@@ -184,11 +184,17 @@ def parse_cuda_version(text: str) -> Version2:
 
 
 def parse_sm_arch(text: str) -> Version2:
-    """``major.minor`` (``8.9``, ``10.0``) to a tuple; ``89`` or ``9`` is invalid."""
-    parts = text.strip().split(".")
-    if len(parts) != 2 or not all(part.isdecimal() for part in parts):
+    """``major.minor`` (``8.9``, ``10.0``) to a tuple; ``89`` or ``9`` is invalid.
+
+    Each part is a number from 0 to 255, a leading ``+`` allowed (the plugin
+    reads each with ``int()``, uv as a byte): a larger minor would claim that
+    many ``sm_arch`` values.
+    """
+    parts = [part[1:] if part.startswith("+") else part for part in text.strip().split(".")]
+    if len(parts) != 2 or not all(part.isdecimal() and int(part) <= 255 for part in parts):
         raise ProviderError(
-            NAMESPACE, f"{FORCE_SM_ENV}={text!r} is not of the form MAJOR.MINOR (e.g. 8.9)"
+            NAMESPACE,
+            f"{FORCE_SM_ENV}={text!r} is not of the form MAJOR.MINOR, each from 0 to 255 (e.g. 8.9)",
         )
     return int(parts[0]), int(parts[1])
 

@@ -346,12 +346,20 @@ def test_parse_cuda_version(text, expected) -> None:
     assert parse_cuda_version(text) == expected
 
 
-@pytest.mark.parametrize("text, expected", [("8.9", (8, 9)), ("10.0", (10, 0)), ("12.1", (12, 1))])
+@pytest.mark.parametrize("text, expected", [
+    ("8.9", (8, 9)), ("10.0", (10, 0)), ("12.1", (12, 1)),
+    # int() in the plugin and uv take a sign; uv reads each part as a byte
+    ("+8.9", (8, 9)), ("8.+9", (8, 9)), ("+8.+9", (8, 9)), ("8.255", (8, 255)), ("255.0", (255, 0)),
+])
 def test_parse_sm_arch(text, expected) -> None:
     assert parse_sm_arch(text) == expected
 
 
-@pytest.mark.parametrize("text", ["89", "9", "8.9.1", "8.", ".9", "8,9", "a.b", "8 .9", ""])
+@pytest.mark.parametrize("text", [
+    "89", "9", "8.9.1", "8.", ".9", "8,9", "a.b", "8 .9", "", "++8.9", "+.9", "-8.9",
+    # beyond a byte, as uv: 8.4294967297 would claim 4e9 sm_arch values
+    "8.256", "256.0", "8.4294967297",
+])
 def test_parse_sm_arch_refuses(text) -> None:
     with pytest.raises(ProviderError, match="MAJOR.MINOR"):
         parse_sm_arch(text)
