@@ -622,7 +622,7 @@ class EvaluatorContext:
         known = self._releases.get(id(candidate))
         if known is not None and known[0] is candidate:
             return known[1]
-        key = (str(candidate.version), _compat.link_source(candidate.link))
+        key = (_compat.release_text(candidate.version), _compat.link_source(candidate.link))
         self._releases[id(candidate)] = (candidate, key)
         return key
 

@@ -120,6 +120,20 @@ def test_11_1_null_variant_with_build_tag(variant_venv, index, dist):
     assert chosen == "pkg-1.0-7-py3-none-any-null.whl", stderr
 
 
+@pytest.mark.parametrize("json_version", ["1.0", "1.0.0"])
+def test_11_1_a_version_spelt_two_ways_is_one_release(variant_venv, index, dist, json_version):
+    # 1.0 == 1.0.0 (WHEEL-VARIANTS §3.1 compares versions as versions): the
+    # index file belongs to every wheel of the release, however it is spelt
+    data = meta(["gpu"], GPU2, {"v2": {"gpu": {"rt": ["2"]}}, "v1": {"gpu": {"rt": ["1"]}}})
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0.0", label="v2", variant_json=data))
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0", label="v1", variant_json=data))
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0"))
+    index.add_bytes("pkg", variants_json_filename("pkg", json_version), json.dumps(data).encode())
+    chosen, _, stderr = pick(variant_venv, index, "pkg")
+    assert chosen == "pkg-1.0.0-py3-none-any-v2.whl", stderr
+    assert "variants.json" not in stderr, stderr
+
+
 def test_11_1_invalid_labels_are_ignored(variant_venv, index, dist):
     compatible = {"gpu": {"rt": ["2"]}}
     # The index file names look-alikes of the invalid labels: a parser that
