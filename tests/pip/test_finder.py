@@ -218,23 +218,25 @@ def test_version_index_uses_the_hint_only_when_it_still_holds():
 def test_release_of_is_worked_out_once_per_candidate():
     from types import SimpleNamespace
 
+    from pip_variants._pip import _compat
     from pip_variants._pip.context import EvaluatorContext
 
-    class Version:
+    class Version(_compat.Version):
         calls = 0
 
-        def __str__(self):
+        @property
+        def release(self):
             Version.calls += 1
-            return "1.0"
+            return super().release
 
     link = SimpleNamespace(comes_from="https://example.test/simple/pkg/", url_without_fragment="")
     ctx = EvaluatorContext(SimpleNamespace(), "pkg")
-    cand = SimpleNamespace(version=Version(), link=link)
+    cand = SimpleNamespace(version=Version("1.0"), link=link)
     assert ctx.release_of(cand) == ("1.0", "https://example.test/simple/pkg/")
     assert ctx.release_of(cand) == ("1.0", "https://example.test/simple/pkg/")
     assert Version.calls == 1
     # Another candidate object: its own key, even if it got the same id().
-    other = SimpleNamespace(version="2.0", link=link)
+    other = SimpleNamespace(version=_compat.Version("2.0"), link=link)
     ctx._releases[id(other)] = (cand, ("1.0", "stale"))
     assert ctx.release_of(other) == ("2.0", "https://example.test/simple/pkg/")
 
@@ -357,7 +359,8 @@ def test_forced_label_of_a_kept_installation(patched, pkg_dir, caplog, installed
     what = f"variant {installed}" if installed else "not a variant wheel"
     assert messages == [("WARNING", f"pip-variants: --variant pkg=fv3 was not applied: pip kept the "
                                     f"installed pkg 1.0 ({what}); to replace it, run the same pip command "
-                                    f"for pkg==1.0 with --force-reinstall --no-deps")]
+                                    f"for pkg==1.0 with --force-reinstall --no-deps, "
+                                    "then once more without those two options (for what the new build depends on)")]
 
 
 def test_chosen_label_of_a_kept_installation(patched, pkg_dir, caplog):
@@ -369,7 +372,8 @@ def test_chosen_label_of_a_kept_installation(patched, pkg_dir, caplog):
     messages = _unused_forced_messages(finder, {"pkg": ("1.0", "?", "fv3")}, caplog, resolved={"pkg"})
     assert messages == [("WARNING", "pip-variants: pip kept the installed pkg 1.0 (a variant.json that cannot "
                                     "be read), though variant fv3 is the one selected for it; to replace it, "
-                                    "run the same pip command for pkg==1.0 with --force-reinstall --no-deps")]
+                                    "run the same pip command for pkg==1.0 with --force-reinstall --no-deps, "
+                                    "then once more without those two options (for what the new build depends on)")]
 
 
 @pytest.mark.parametrize(
