@@ -8,6 +8,7 @@ variant raises pip's ``UnsupportedWheel`` with a message saying why.
 
 from __future__ import annotations
 
+import sys
 import zipfile
 from typing import Any, Callable, Optional
 
@@ -17,6 +18,10 @@ from .errors import UnsupportedVariantWheel
 from .state import STATE, selecting
 
 __all__ = ["patch", "check_variant_link"]
+
+#: the pip method (23.2 to 26.3) that checks a constraint's link and turns our
+#: error into "no candidates"
+_CONSTRAINT_CALLER = "_iter_candidates_from_constraints"
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -38,7 +43,12 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             )
         try:
             check_variant_link(ctx, link, label)
-        except UnsupportedVariantWheel:
+        except UnsupportedVariantWheel as exc:
+            if sys._getframe(1).f_code.co_name == _CONSTRAINT_CALLER:
+                # pip drops a constraint's unsupported wheel without a word and then
+                # reports a bare conflict: say why here (a requirement's error says it itself)
+                messages.warn_once(f"pip-variants: the constraint {redact(link.url_without_fragment)} "
+                                   f"cannot be used: {exc}")
             raise
         except Exception as exc:
             messages.internal_error("Factory._fail_if_link_is_unsupported_wheel", exc)

@@ -470,3 +470,21 @@ def test_local_unsupported_variant_wheel_is_a_clean_error(variant_venv, dist):
     assert_clean(proc.stderr)
     assert wheel.name in proc.stderr, proc.stderr
     assert "variant" in proc.stderr.lower(), proc.stderr
+
+
+def test_a_constraint_naming_an_unsupported_build_says_why(variant_venv, release, index, tmp_path):
+    # pip turns an unsupported constraint link into "no candidates" and reports a
+    # bare conflict; the warning names the wheel, why, and the --variant way out
+    constraints = tmp_path / "constraints.txt"
+    constraints.write_text(f"pkg @ {index.file_url('pkg', vfile('acc'))}\n")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "-c", constraints, "pkg",
+                   check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert (f"the constraint {index.file_url('pkg', vfile('acc'))} cannot be used: {vfile('acc')} is not a "
+            "supported variant on this system") in proc.stderr, proc.stderr
+    assert "add --variant pkg=acc" in proc.stderr
+    assert proc.stderr.count("cannot be used") == 1
+    forced = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "-c", constraints, "pkg",
+                     "--variant", "pkg=acc")
+    assert vfile("acc") in forced.stdout + forced.stderr
