@@ -412,6 +412,15 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
                     ctx.finder.chosen[(ctx.canonical, best.version)] = label
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
+                if chosen.selection.forced == label and getattr(best.link, "is_yanked", False):
+                    # pip skips a yanked file unless the version is pinned, and then
+                    # says only that the version is yanked
+                    reason = best.link.yanked_reason or "no reason given"
+                    messages.warn_once(
+                        f"pip-variants: the {label} wheel of {project} {newest} (--variant "
+                        f"{ctx.canonical}={label}) is yanked ({reason}); pip installs a yanked file only "
+                        f"when its version is pinned: {ctx.canonical}=={newest}"
+                    )
                 problem = chosen.selection.forced_problem
                 if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
                     messages.warn_once(

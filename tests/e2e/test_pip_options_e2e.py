@@ -488,3 +488,14 @@ def test_a_constraint_naming_an_unsupported_build_says_why(variant_venv, release
     forced = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "-c", constraints, "pkg",
                      "--variant", "pkg=acc")
     assert vfile("acc") in forced.stdout + forced.stderr
+
+
+def test_variant_naming_a_yanked_build_says_it_is_yanked(variant_venv, release, index):
+    index.yank("pkg", vfile("mkl"), "broken BLAS")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "pkg", "--variant", "pkg=mkl",
+                   check=False)
+    assert_clean(proc.stderr)
+    assert ("the mkl wheel of pkg 1.0 (--variant pkg=mkl) is yanked (broken BLAS); pip installs a yanked "
+            "file only when its version is pinned: pkg==1.0") in proc.stderr, proc.stderr
+    chosen, _, stderr = pick(variant_venv, index, "pkg==1.0", "--variant", "pkg=mkl")
+    assert chosen == vfile("mkl"), stderr

@@ -45,6 +45,8 @@ class _File:
     data: bytes
     hash_mode: HashMode = True  # True/"sha256": right hash, False/None: none, "wrong": a wrong one
     requires_python: Optional[str] = None
+    #: PEP 592: the reason a yanked file was yanked ("" for none given); None: not yanked
+    yanked: Optional[str] = None
 
     def core_metadata(self) -> Optional[bytes]:
         """The wheel's METADATA, served as ``<file>.metadata`` (PEP 658) when the index does."""
@@ -142,6 +144,11 @@ class LocalIndex:
     def remove(self, project: str, filename: str) -> None:
         with self._lock:
             self._projects.get(canonical_name(project), {}).pop(filename, None)
+
+    def yank(self, project: str, filename: str, reason: str = "") -> None:
+        """Mark one published file yanked (PEP 592), with ``reason`` if given."""
+        with self._lock:
+            self._projects[canonical_name(project)][filename].yanked = reason
 
     def set_hash(self, project: str, filename: str, hash: HashMode) -> None:
         with self._lock:
@@ -417,6 +424,8 @@ class _Handler(BaseHTTPRequestHandler):
                 }
                 if f.requires_python:
                     entry["requires-python"] = f.requires_python
+                if f.yanked is not None:
+                    entry["yanked"] = f.yanked or True
                 sidecar = f.core_metadata() if self.index.pep658 else None
                 if sidecar is not None:
                     entry["core-metadata"] = {"sha256": hashlib.sha256(sidecar).hexdigest()}
@@ -434,6 +443,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if f.requires_python
                 else ""
             )
+            if f.yanked is not None:
+                attrs += f' data-yanked="{html.escape(f.yanked)}"'
             sidecar = f.core_metadata() if self.index.pep658 else None
             if sidecar is not None:
                 digest = hashlib.sha256(sidecar).hexdigest()
