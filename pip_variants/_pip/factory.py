@@ -93,10 +93,19 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
             hint = (f"; to install it anyway (for another machine), add --variant "
                     f"{_compat.canonical_name(parsed.name)}={label}")
         raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant on this system: {rejection}{hint}")
-    _, answers = ctx.engine.supported_for(metadata)
+    supported, answers = ctx.engine.supported_for(metadata)
     for answer in answers:
         if answer.notice:
             messages.warn_once(f"pip-variants: {answer.notice}")
+    if ctx.forced.get(_compat.canonical_name(parsed.name)) == label and not ctx.only_forced:
+        from ..selection import find_incompatibility
+
+        problem = find_incompatibility(label, metadata.variants[label], supported)
+        if problem is not None:  # as for a build chosen from an index
+            messages.warn_once(
+                f"pip-variants: {parsed.name} {parsed.version}: variant {label} was chosen with --variant, "
+                f"but this machine does not support it ({problem}); taking it anyway"
+            )
     if messages.info_enabled():
         props = format_property_set(metadata.variants.get(label, {}))
         shown = ", ".join(props[:4]) + (", ..." if len(props) > 4 else "")

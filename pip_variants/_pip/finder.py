@@ -425,7 +425,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
                 if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
                     messages.warn_once(
                         f"pip-variants: {project} {newest}: variant {label} was chosen with --variant, "
-                        f"but this machine does not support it ({problem}); installing it anyway"
+                        f"but this machine does not support it ({problem}); taking it anyway"
                     )
             return
         if not newest_outcomes:

@@ -499,3 +499,17 @@ def test_variant_naming_a_yanked_build_says_it_is_yanked(variant_venv, release, 
             "file only when its version is pinned: pkg==1.0") in proc.stderr, proc.stderr
     chosen, _, stderr = pick(variant_venv, index, "pkg==1.0", "--variant", "pkg=mkl")
     assert chosen == vfile("mkl"), stderr
+
+
+@pytest.mark.parametrize("how", ["requirement", "constraint"])
+def test_variant_forcing_a_url_of_an_unsupported_build_warns_once(variant_venv, release, index, tmp_path, how):
+    url = index.file_url("pkg", vfile("acc"))
+    if how == "requirement":
+        args = [url]
+    else:
+        (tmp_path / "c.txt").write_text(f"pkg @ {url}\n")
+        args = ["-c", tmp_path / "c.txt", "pkg"]
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), *args, "--variant", "pkg=acc")
+    assert_clean(proc.stderr)
+    assert proc.stderr.count("variant acc was chosen with --variant, but this machine does not support it") == 1, \
+        proc.stderr
