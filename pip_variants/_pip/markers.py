@@ -383,6 +383,9 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     skipped = [line.strip() for line in raw if _names_variant(line)]
     if not skipped:
         return original(dist, extras)
+    wanted = {_compat.canonical_name(str(e)) for e in (extras or ())}
+    # a dependency of an extra nobody asked for is left out anyway: not worth a word
+    said = [line for line in skipped if not _extras_named(line) or _extras_named(line) & wanted]
     from pip._vendor.packaging.requirements import InvalidRequirement
 
     try:
@@ -392,7 +395,7 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     name = dist.metadata.get("Name") or getattr(dist, "canonical_name", "?")
     version = dist.metadata.get("Version") or ""
     names: List[str] = []
-    for line in skipped:
+    for line in said:
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
         if m and m.group(1) not in names:
             names.append(m.group(1))
@@ -403,11 +406,20 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     else:
         why = f"which pip {_compat.pip_release()} cannot read (it needs pip 24.1 or newer)"
         fix = "Upgrade pip: python -m pip install --upgrade pip"
-    messages.warn_once(
-        f"pip-variants: {name} {version} has dependencies with variant environment markers "
-        f"({', '.join(names)}), {why}; pip goes on without those dependencies. {fix}"
-    )
+    if names:
+        messages.warn_once(
+            f"pip-variants: {name} {version} has dependencies with variant environment markers "
+            f"({', '.join(names)}), {why}; pip leaves those dependencies out. {fix}"
+        )
     return kept
+
+
+_EXTRA_TEST = re.compile(r"""\bextra\s*==\s*["']([^"']+)["']""")
+
+
+def _extras_named(line: str) -> "set[str]":
+    """The extras a ``Requires-Dist`` line's marker tests for (``extra == "gpu"``)."""
+    return {_compat.canonical_name(m) for m in _EXTRA_TEST.findall(line.partition(";")[2])}
 
 
 def wrap_candidate_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:

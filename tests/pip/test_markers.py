@@ -241,3 +241,24 @@ def test_an_installed_wheel_outside_a_variant_command_honours_the_profile_variab
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
     env = markers._installed_environment(_wheel_dist(wheel))
     assert env == VariantEnvironment("cu128", ["nvidia :: sm_arch :: 90_real"])
+
+
+@pytest.mark.parametrize("extras, named", [((), "cuda-lib"), (("GPU",), "cuda-lib, gpu-tools")])
+def test_old_pip_fallback_names_only_dependencies_of_the_extras_asked_for(patched, tmp_path, caplog, extras, named):
+    requires = ['cuda-lib ; variant_label == "cu128"',
+                'gpu-tools ; extra == "gpu" and variant_label == "cu128"',
+                'docs-tools ; extra == "docs" and variant_label == "cu128"']
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=requires)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        markers._without_variant_markers(_wheel_dist(wheel), extras, lambda dist, extras: [])
+    assert f"({named}), which pip" in caplog.text, caplog.text
+    assert "pip leaves those dependencies out" in caplog.text
+
+
+def test_old_pip_fallback_is_silent_where_only_unrequested_extras_have_variant_markers(patched, tmp_path, caplog):
+    requires = ["always", 'gpu-tools ; extra == "gpu" and variant_label == "cu128"']
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=requires)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        kept = markers._without_variant_markers(_wheel_dist(wheel), (), lambda dist, extras: [])
+    assert [r.name for r in kept] == ["always"]
+    assert "variant environment markers" not in caplog.text
