@@ -114,9 +114,23 @@ def _plugin_installer(finder: Any, options: Any) -> Callable[[Sequence[str]], st
     return install
 
 
+def _where_variant_is_set(parse: Callable[[Sequence[str]], Any], value: Optional[str]) -> str:
+    """`` (from PIP_VARIANT)`` where that variable (``value``, as the command
+    found it) holds the bad value: pip merges it with the command line, and the
+    user may not think of it."""
+    if not value:
+        return ""
+    try:
+        parse([value])
+    except Exception:  # noqa: BLE001 - any refusal of the variable's own words
+        return " (from the PIP_VARIANT environment variable)"
+    return ""
+
+
 def configure_finder(command: str, options: Any, session: Any, finder: Any) -> Optional[FinderContext]:
     """Decide variants for this command and attach the state to ``finder``."""
     opts = Options(options)
+    variant_variable = os.environ.get("PIP_VARIANT")  # before _export replaces it
     _export(opts)
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
@@ -149,7 +163,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         try:
             forced = parse_forced(opts.variant)
         except VariantError as exc:
-            raise VariantInstallationError(str(exc)) from None
+            raise VariantInstallationError(str(exc) + _where_variant_is_set(parse_forced, variant_variable)) from None
     cross = _compat.cross_target_options(getattr(finder, "target_python", None))
     only_forced = bool(cross) and profile is None
     if only_forced:

@@ -98,8 +98,15 @@ def test_bad_profile_is_a_pip_error(patched, tmp_path):
         _configure(pip_variants_profile=str(bad))
 
 
-def test_bad_variant_value_is_a_pip_error(patched):
-    with pytest.raises(VariantInstallationError, match="expected NAME=LABEL"):
+def test_bad_variant_value_is_a_pip_error(patched, monkeypatch):
+    monkeypatch.delenv("PIP_VARIANT", raising=False)
+    with pytest.raises(VariantInstallationError, match="expected NAME=LABEL, e.g. torch=cu128$"):
+        _configure(pip_variants_variant=["torch"])
+
+
+def test_a_bad_variant_value_from_the_environment_says_so(patched, monkeypatch):
+    monkeypatch.setenv("PIP_VARIANT", "torch")  # pip merges it into the option
+    with pytest.raises(VariantInstallationError, match=r"'torch'.*\(from the PIP_VARIANT environment variable\)"):
         _configure(pip_variants_variant=["torch"])
 
 
