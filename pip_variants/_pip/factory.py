@@ -72,7 +72,7 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
             metadata = load_wheel_metadata(link.file_path, label)
         except (InvalidVariantMetadata, OSError, zipfile.BadZipFile, KeyError) as exc:
             raise UnsupportedVariantWheel(
-                f"{link.filename} is not a valid variant wheel: {exc}"
+                f"{link.file_path} is not a valid variant wheel: {exc}"
             ) from None
     else:
         base = link.url_without_fragment.rsplit("/", 1)[0]
