@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple
 
 __all__ = [
     "PIP_VERSION",
@@ -25,7 +25,6 @@ __all__ = [
     "InvalidVersion",
     "canonical_name",
     "normalize_version",
-    "release_text",
     "has_lazy_build_tag",
     "has_scan_directory",
     "applicable_candidates",
@@ -113,36 +112,14 @@ def canonical_name(name: str) -> str:
     return _CANON_RE.sub("-", name).lower()
 
 
-def normalize_version(text: str) -> Optional[str]:
-    """The text pip-variants keys a release by, or None for an invalid version.
+def normalize_version(text: str, canonical: str) -> Optional[str]:
+    """:func:`.state.release_key` of a version in a file name, or None if invalid."""
+    from .state import release_key
 
-    Versions pip counts as one release share it: ``1.0`` and ``1.0.0`` compare
-    equal (WHEEL-VARIANTS §3.1: an index file belongs to the wheels whose
-    version equals its own), so both get the spelling seen first.
-    """
     try:
-        return release_text(Version(text))
+        return release_key(canonical, Version(text))
     except InvalidVersion:
         return None
-
-
-#: a version's identity (trailing zeros of the release dropped) -> its first spelling
-_SPELLINGS: Dict[Tuple[Any, ...], str] = {}
-
-
-def release_text(version: Any) -> str:
-    """:func:`normalize_version` of a parsed ``Version`` (a candidate's)."""
-    release = version.release
-    if release[-1:] == (0,):
-        trimmed = list(release)
-        while len(trimmed) > 1 and trimmed[-1] == 0:
-            trimmed.pop()
-        release = tuple(trimmed)
-    identity = (version.epoch, release, version.pre, version.post, version.dev, version.local)
-    text = _SPELLINGS.get(identity)
-    if text is None:
-        text = _SPELLINGS[identity] = str(version)
-    return text
 
 
 def has_lazy_build_tag(wheel_cls: type) -> bool:

@@ -30,7 +30,7 @@ import os
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from . import _compat, _patching, messages
-from .state import STATE, selecting
+from .state import STATE, release_key, selecting
 
 def STATE_ENV_READER() -> Dict[str, str]:
     """The running environment's distributions (pip runs inside the target)."""
@@ -411,7 +411,8 @@ def abi_conflicts(causes: Any) -> List[str]:
         name = _compat.canonical_name(str(getattr(req, "project_name", getattr(req, "name", ""))))
         reqs = abi_requirements(parent) if parent is not None else ()
         if any(r.project == name for r in reqs):
-            abi_parents.setdefault((_compat.canonical_name(parent.name), str(parent.version)), set()).add(name)
+            parent_name = _compat.canonical_name(parent.name)
+            abi_parents.setdefault((parent_name, release_key(parent_name, parent.version)), set()).add(name)
             continue
         text = str(req)
         who = "requested" if parent is None else f"required by {parent.name} {parent.version}"

@@ -19,7 +19,7 @@ import zipfile
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from . import _compat, messages
-from .state import STATE, ChosenVariant
+from .state import STATE, ChosenVariant, release_key
 from .wheel import split_label
 
 if TYPE_CHECKING:  # the selection core is imported when a variant shows up
@@ -236,7 +236,7 @@ class FinderContext:
             if filename.endswith("-variants.json"):
                 parsed = filename_module().parse_variants_json_filename(filename)
                 if parsed is not None and _compat.canonical_name(parsed[0]) == canonical:
-                    version = _compat.normalize_version(parsed[1])
+                    version = _compat.normalize_version(parsed[1], canonical)
                     if version is not None:
                         key = (_compat.link_source(link), canonical, version)
                         # First listing wins, like pip's own link de-duplication.
@@ -622,7 +622,7 @@ class EvaluatorContext:
         known = self._releases.get(id(candidate))
         if known is not None and known[0] is candidate:
             return known[1]
-        key = (_compat.release_text(candidate.version), _compat.link_source(candidate.link))
+        key = (release_key(self.canonical, candidate.version), _compat.link_source(candidate.link))
         self._releases[id(candidate)] = (candidate, key)
         return key
 

@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import _compat, messages
 from .context import EvaluatorContext, label_of
-from .state import STATE
+from .state import STATE, release_key
 
 __all__ = ["Deferred", "defer", "settle"]
 
@@ -78,7 +78,8 @@ def _key_of(info: Tuple[Any, Any]) -> Optional[Tuple[str, str]]:
     name = keywords.get("name")
     if name is None:
         return None
-    return _compat.canonical_name(str(name)), str(info[0])
+    canonical = _compat.canonical_name(str(name))
+    return canonical, release_key(canonical, info[0])
 
 
 def _link(info: Tuple[Any, Any]) -> Any:

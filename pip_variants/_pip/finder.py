@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
 from .errors import VariantInstallationError
-from .state import STATE, selecting
+from .state import STATE, release_key, selecting
 
 __all__ = ["patch", "select_candidates"]
 
@@ -386,7 +386,7 @@ def _apply_forced(
             problems.append("in hash-checking mode, wheels whose hashes are not pinned are not available")
         extra = f" ({'; '.join(dict.fromkeys(problems))})" if problems else ""
         raise VariantInstallationError(f"{error}{extra}")
-    best = str(max(keep, key=lambda c: c.version).version)
+    best = release_key(ctx.canonical, max(keep, key=lambda c: c.version).version)
     if best != newest:
         messages.warn_once(
             f"pip-variants: {ctx.project} {newest} has no variant labelled {forced!r} "

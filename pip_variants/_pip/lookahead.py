@@ -252,12 +252,12 @@ def _queue_index_file(ctx: FinderContext, collector: Any, response: Any, canonic
         if filename.endswith("-variants.json"):
             parsed = fn.parse_variants_json_filename(filename)
             if parsed is not None and _compat.canonical_name(parsed[0]) == canonical:
-                version = _compat.normalize_version(parsed[1])
+                version = _compat.normalize_version(parsed[1], canonical)
                 if version is not None:
                     index_files.setdefault(version, link)
         elif (filename.endswith(".whl") and not getattr(link, "is_yanked", False)
               and label_of(link) is not None and _fits(filename, tags)):
-            version = _compat.normalize_version(filename.split("-")[1])
+            version = _compat.normalize_version(filename.split("-")[1], canonical)
             if version is not None:
                 with_variants.add(version)
     candidates = [v for v in index_files if v in with_variants]

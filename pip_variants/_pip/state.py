@@ -86,6 +86,8 @@ class ProcessState:
         #: where variants are off for it, else this machine's providers (set on
         #: first use); installed wheels' variant markers see what selection sees
         self.target_support: Optional[Callable[[Any], Any]] = None
+        #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)
+        self.spellings: Dict[Tuple[str, Tuple[Any, ...]], str] = {}
 
 
 STATE = ProcessState()
@@ -100,6 +102,28 @@ def selecting() -> bool:
 def labels_enabled() -> bool:
     s = STATE
     return s.labels and not s.stepped_aside
+
+
+def release_key(canonical: str, version: Any) -> str:
+    """The text a release of project ``canonical`` is keyed by, from a parsed ``Version``.
+
+    Versions pip counts as one release share it: ``1.0`` and ``1.0.0`` compare
+    equal (WHEEL-VARIANTS §3.1: an index file belongs to the wheels whose
+    version equals its own), so both get the project's spelling seen first,
+    which messages show. Every key of a release (index files, H4's outcomes,
+    deferred releases, ABI builds) is made here.
+    """
+    release = version.release
+    if release[-1:] == (0,):
+        trimmed = list(release)
+        while len(trimmed) > 1 and trimmed[-1] == 0:
+            trimmed.pop()
+        release = tuple(trimmed)
+    key = (canonical, (version.epoch, release, version.pre, version.post, version.dev, version.local))
+    text = STATE.spellings.get(key)
+    if text is None:  # setdefault: one spelling wins, whichever thread (look-ahead) gets here first
+        text = STATE.spellings.setdefault(key, str(version))
+    return text
 
 
 def reset() -> None:

@@ -134,6 +134,36 @@ def test_11_1_a_version_spelt_two_ways_is_one_release(variant_venv, index, dist,
     assert "variants.json" not in stderr, stderr
 
 
+@pytest.mark.parametrize("json_version", ["1.0", "1.0.0"])
+def test_11_1_an_older_release_spelt_two_ways_is_filtered_when_the_resolver_gets_to_it(
+    variant_venv, index, dist, json_version
+):
+    # the resolver backtracks from pkg 2.0 to 1.0, whose only build does not fit
+    data = meta(["gpu"], GPU2, {"v9": {"gpu": {"rt": ["9"]}}})
+    index.add_file("pkg", build_wheel(dist, "pkg", "2.0", requires=["dep==2"]))
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0", label="v9", variant_json=data))
+    index.add_bytes("pkg", variants_json_filename("pkg", json_version), json.dumps(data).encode())
+    for version in ("1", "2"):
+        index.add_file("dep", build_wheel(dist, "dep", version))
+    index.add_file("other", build_wheel(dist, "other", "1.0", requires=["dep==1"]))
+    proc = run_pip(variant_venv, "install", "--dry-run", "--index-url", index.url, "pkg", "other", check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "pkg-1.0-py3-none-any-v9.whl" not in proc.stdout + proc.stderr
+    assert_clean(proc.stderr)
+
+
+@pytest.mark.parametrize("label", ["v1", "v2"])
+def test_11_1_a_forced_label_of_a_release_spelt_two_ways_is_not_said_missing(variant_venv, index, dist, label):
+    data = meta(["gpu"], GPU2, {"v2": {"gpu": {"rt": ["2"]}}, "v1": {"gpu": {"rt": ["1"]}}})
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0.0", label="v2", variant_json=data))
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0", label="v1", variant_json=data))
+    index.add_file("pkg", build_wheel(dist, "pkg", "1.0"))
+    index.add_bytes("pkg", variants_json_filename("pkg", "1.0"), json.dumps(data).encode())
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant", f"pkg={label}")
+    assert chosen.endswith(f"-{label}.whl"), stderr
+    assert "has no variant labelled" not in stderr, stderr
+
+
 def test_11_1_invalid_labels_are_ignored(variant_venv, index, dist):
     compatible = {"gpu": {"rt": ["2"]}}
     # The index file names look-alikes of the invalid labels: a parser that
