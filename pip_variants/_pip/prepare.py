@@ -18,6 +18,7 @@ resolution), and ``pip lock`` never: there, a wheel known only by its
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from contextlib import contextmanager
@@ -99,8 +100,10 @@ def _folder_lock(folder: str) -> Iterator[None]:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
-            except OSError:
-                if time.monotonic() > deadline:
+            except OSError as exc:
+                # held by another pip: wait; no locks on this file system (NFS, some
+                # FUSE and CIFS mounts: ENOLCK, EOPNOTSUPP, ...): go on at once
+                if exc.errno not in _BUSY or time.monotonic() > deadline:
                     break
                 time.sleep(0.05)
         yield
@@ -110,6 +113,7 @@ def _folder_lock(folder: str) -> Iterator[None]:
 
 #: seconds to wait for another pip saving into the same folder
 _LOCK_WAIT = 10.0
+_BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
 
 
 def _combined(path: str, existing: bytes, content: bytes, chosen: Any) -> Optional[bytes]:

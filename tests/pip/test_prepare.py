@@ -134,3 +134,19 @@ def test_a_lock_never_released_delays_the_save_but_does_not_stop_it(patched, tmp
     monkeypatch.setattr(prepare, "_LOCK_WAIT", 0.1)
     with prepare._folder_lock(str(tmp_path)):
         assert sorted(_save(tmp_path, "cu128", _release(["cu128"]))["variants"]) == ["cu128"]
+
+
+def test_a_file_system_without_locks_saves_at_once(patched, tmp_path, monkeypatch):
+    import errno
+    import time
+
+    fcntl = pytest.importorskip("fcntl")
+    from pip_variants._pip import prepare
+
+    def refuse(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    started = time.monotonic()
+    assert sorted(_save(tmp_path, "cu128", _release(["cu128"]))["variants"]) == ["cu128"]
+    assert time.monotonic() - started < prepare._LOCK_WAIT / 2
