@@ -394,11 +394,16 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
         return original(dist, extras)  # broken for other reasons too: pip's own handling
     name = dist.metadata.get("Name") or getattr(dist, "canonical_name", "?")
     version = dist.metadata.get("Version") or ""
+    # pip asks for a release's dependencies without extras, then with them:
+    # the second warning names only what the first did not
+    reported = STATE.unread_markers_said.setdefault((_compat.canonical_name(str(name)), version), set())
     names: List[str] = []
     for line in said:
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
-        if m and m.group(1) not in names:
+        if m and m.group(1) not in names and m.group(1) not in reported:
             names.append(m.group(1))
+    also = "also " if reported and names else ""
+    reported.update(names)
     if _compat.debundled():
         why = (f"which this debundled pip {_compat.pip_release()} cannot read (pip-variants does not "
                "change the system's packaging it uses)")
@@ -408,7 +413,7 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
         fix = "Upgrade pip: python -m pip install --upgrade pip"
     if names:
         messages.warn_once(
-            f"pip-variants: {name} {version} has dependencies with variant environment markers "
+            f"pip-variants: {name} {version} {also}has dependencies with variant environment markers "
             f"({', '.join(names)}), {why}; pip leaves those dependencies out. {fix}"
         )
     return kept

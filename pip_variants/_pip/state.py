@@ -86,6 +86,9 @@ class ProcessState:
         #: where variants are off for it, else this machine's providers (set on
         #: first use); installed wheels' variant markers see what selection sees
         self.target_support: Optional[Callable[[Any], Any]] = None
+        #: pip 23.2-24.0: (canonical name, version) -> dependencies with variant
+        #: markers a warning already named (left out: pip cannot read them)
+        self.unread_markers_said: Dict[Tuple[str, str], Set[str]] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)
         self.spellings: Dict[Tuple[str, Tuple[Any, ...]], str] = {}
 

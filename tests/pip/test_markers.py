@@ -262,3 +262,17 @@ def test_old_pip_fallback_is_silent_where_only_unrequested_extras_have_variant_m
         kept = markers._without_variant_markers(_wheel_dist(wheel), (), lambda dist, extras: [])
     assert [r.name for r in kept] == ["always"]
     assert "variant environment markers" not in caplog.text
+
+
+def test_old_pip_fallback_warns_about_a_release_once_and_then_only_about_more(patched, tmp_path, caplog):
+    # pip reads the release's dependencies without extras, then for pkg[gpu]
+    requires = ['cuda-lib ; variant_label == "cu128"', 'gpu-tools ; extra == "gpu" and variant_label == "cu128"']
+    wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=requires)
+    dist = _wheel_dist(wheel)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        for extras in ((), ("gpu",), (), ("gpu",)):
+            markers._without_variant_markers(dist, extras, lambda dist, extras: [])
+    lines = [r.getMessage() for r in caplog.records if "variant environment markers" in r.getMessage()]
+    assert len(lines) == 2, lines
+    assert "torch-like 1.0 has dependencies with variant environment markers (cuda-lib)" in lines[0]
+    assert "torch-like 1.0 also has dependencies with variant environment markers (gpu-tools)" in lines[1]
