@@ -226,7 +226,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
 
         for version in deferred:
             defer(evaluator, ctx, version, [c for c in result if release_of(c)[0] == version])
-    _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest])
+    _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest],
+            version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)))
     _record_for_explain(ctx, result, outcomes)
     return final
 
@@ -395,7 +396,16 @@ def _apply_forced(
     return keep
 
 
-def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcomes: List[Outcome]) -> None:
+def _pins_a_version(specifier: Any) -> bool:
+    """``==1.0`` or ``===1.0``: pip then takes a yanked file (PEP 592)."""
+    try:
+        return any(s.operator in ("==", "===") and not s.version.endswith(".*") for s in specifier or ())
+    except Exception:  # noqa: BLE001 - an unexpected specifier object: say nothing
+        return True
+
+
+def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcomes: List[Outcome],
+            *, version_pinned: bool = False) -> None:
     """One line about the newest applicable release: chosen variant or fallback."""
     project = ctx.project
     for out in newest_outcomes:
@@ -412,7 +422,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
                     ctx.finder.chosen[(ctx.canonical, best.version)] = label
                 if messages.info_enabled():
                     messages.info_once(chosen.selection.describe(label))
-                if chosen.selection.forced == label and getattr(best.link, "is_yanked", False):
+                if chosen.selection.forced == label and getattr(best.link, "is_yanked", False) and not version_pinned:
                     # pip skips a yanked file unless the version is pinned, and then
                     # says only that the version is yanked
                     reason = best.link.yanked_reason or "no reason given"
