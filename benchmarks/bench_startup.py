@@ -1,6 +1,6 @@
 """What the start-up hook costs every Python process: ``python -c pass`` per ``.pth`` content.
 
-    python benchmarks/bench_startup.py [--rounds 200] [--python PY]
+    python benchmarks/bench_startup.py [--rounds 200] [--python PY] [--instructions]
 
 Identical venvs (no pip, ``--without-pip``) that differ only in what their
 site-packages hold; the runs are interleaved (ABC..., then ...CBA), and the
@@ -16,15 +16,15 @@ to the venv without any ``.pth``:
   (``PYTHONDONTWRITEBYTECODE=1``, read-only or uncompiled installs).
 
 ``PYTHONDONTWRITEBYTECODE=1`` is set for every run, so what is compiled stays
-compiled and what is not stays not. A script, not a test: timings depend on the
-machine.
+compiled and what is not stays not. ``--instructions`` adds one run of each
+under valgrind (instructions executed, ``PYTHONHASHSEED=0``), which a busy
+machine does not blur. A script, not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import py_compile
 import shutil
 import statistics
 import subprocess
@@ -34,6 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_pip import instructions  # noqa: E402
 
 SHIM = Path(__file__).resolve().parents[1] / "sitecustomize_shim"
 #: A line importing the shim module through ``sys.path``, silent when it is missing.
@@ -65,17 +68,15 @@ def _cases(base: Path, work: Path) -> Dict[str, Path]:
             shutil.copy(SHIM / "_pip_variants_shim.py", target)
             if pyc:
                 source = target / "_pip_variants_shim.py"
-                py_compile.compile(str(source), cfile=_pyc_path(source, venv))
+                _compile(source, venv)
         cases[name] = venv / "bin" / "python"
     return cases
 
 
-def _pyc_path(source: Path, venv: Path) -> str:
-    """The ``.pyc`` path the venv's interpreter looks for."""
-    out = subprocess.run([str(venv / "bin" / "python"), "-c",
-                          f"import importlib.util; print(importlib.util.cache_from_source({str(source)!r}))"],
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip()
+def _compile(source: Path, venv: Path) -> None:
+    """Write the ``.pyc`` the venv's interpreter looks for (its own magic number, not this one's)."""
+    subprocess.run([str(venv / "bin" / "python"), "-c",
+                    f"import py_compile; py_compile.compile({str(source)!r}, doraise=True)"], check=True)
 
 
 def _run(python: Path, env: Dict[str, str]) -> Tuple[float, float]:
@@ -92,7 +93,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions executed (cachegrind, one run per case)")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind on PATH")
     work = Path(tempfile.mkdtemp(prefix="pv-startup-"))
     try:
         base = work / "base"
@@ -112,10 +117,13 @@ def main() -> int:
         version = subprocess.run([str(cases["none"]), "-c", "import sys; print(sys.version.split()[0])"],
                                  capture_output=True, text=True).stdout.strip()
         print(f"python {version} ({sysconfig.get_platform()}), python -c pass, {args.rounds} interleaved rounds, medians")
-        print(f"{'site-packages holds':22} {'wall':>9} {'ratio':>7} {'cpu':>9} {'ratio':>7}")
+        irs = {name: instructions([str(cases[name]), "-c", "pass"], env) for name in names} if args.instructions else {}
+        ir_head = f" {'instr':>11} {'ratio':>7}" if irs else ""
+        print(f"{'site-packages holds':22} {'wall':>9} {'ratio':>7} {'cpu':>9} {'ratio':>7}{ir_head}")
         for name in names:
             wall, cpu = (statistics.median(v) for v in times[name])
-            print(f"{name:22} {wall * 1e3:7.3f}ms {wall / base_wall:7.4f} {cpu * 1e3:7.3f}ms {cpu / base_cpu:7.4f}")
+            ir = f" {irs[name]:11,} {irs[name] / irs['none']:7.4f}" if irs else ""
+            print(f"{name:22} {wall * 1e3:7.3f}ms {wall / base_wall:7.4f} {cpu * 1e3:7.3f}ms {cpu / base_cpu:7.4f}{ir}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -15,6 +15,8 @@ read-only or uncompiled installs). Readable, that line is::
 
     import sys
     if "_pip_variants_pth" not in sys.modules:        # site.py may run a .pth twice
+        # what follows runs in a namespace of its own, exec(..., {"sys": sys}): a
+        # finder whose globals were site.py's would cost 3.10 and 3.11 ~1% at exit
         m = sys.modules["_pip_variants_pth"] = type(sys)("_pip_variants_pth")
         m._pip_variants_finder = 1
         def find_spec(n, p=None, t=None):           # asked on every import
