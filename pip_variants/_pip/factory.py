@@ -17,7 +17,7 @@ from .context import ATTR, FinderContext, Outcome, label_of, redact
 from .errors import UnsupportedVariantWheel
 from .state import STATE, selecting
 
-__all__ = ["patch", "check_variant_link"]
+__all__ = ["patch", "check_variant_link", "constraint_warning"]
 
 #: the pip method (23.2 to 26.3) that checks a constraint's link and turns our
 #: error into "no candidates"
@@ -47,8 +47,7 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             if sys._getframe(1).f_code.co_name == _CONSTRAINT_CALLER:
                 # pip drops a constraint's unsupported wheel without a word and then
                 # reports a bare conflict: say why here (a requirement's error says it itself)
-                messages.warn_once(f"pip-variants: the constraint {redact(link.url_without_fragment)} "
-                                   f"cannot be used: {exc}")
+                messages.warn_once(constraint_warning(link, exc))
             raise
         except Exception as exc:
             messages.internal_error("Factory._fail_if_link_is_unsupported_wheel", exc)
@@ -57,6 +56,14 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             ) from None
 
     return _fail_if_link_is_unsupported_wheel
+
+
+def constraint_warning(link: Any, exc: Exception) -> str:
+    """Why a constraint's variant wheel is dropped, naming the wheel once."""
+    reason = str(exc)
+    if link.is_file and link.file_path in reason:  # a local wheel's error already names its path
+        return f"pip-variants: a constraint cannot be used: {reason}"
+    return f"pip-variants: the constraint {redact(link.url_without_fragment)} cannot be used: {reason}"
 
 
 def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:

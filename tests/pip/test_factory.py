@@ -49,3 +49,15 @@ def test_variant_wheel_without_metadata(patched, tmp_path):
     plain.rename(renamed)
     with pytest.raises(UnsupportedWheel, match=f"^{re.escape(str(renamed))} is not a valid variant wheel"):
         check_variant_link(ctx, _link(renamed), "fv1")
+
+
+def test_constraint_warning_names_a_local_wheel_once(patched, tmp_path):
+    from pip_variants._pip.factory import constraint_warning
+
+    broken = tmp_path / "pkg-1.0-py3-none-any-fv1.whl"
+    link = _link(broken)
+    text = constraint_warning(link, ValueError(f"{broken} is not a valid variant wheel: bad zip"))
+    assert text == f"pip-variants: a constraint cannot be used: {broken} is not a valid variant wheel: bad zip"
+    assert text.count(broken.name) == 1
+    unsupported = constraint_warning(link, ValueError(f"{broken.name} is not a supported variant on this system"))
+    assert unsupported.startswith(f"pip-variants: the constraint {link.url_without_fragment} cannot be used: ")
