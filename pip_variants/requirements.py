@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterator, Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence, Tuple
 
 from .filename import canonicalize_name
 
-__all__ = ["canonicalize_name", "requirement_name", "active_requirements", "first_active_requirement"]
+__all__ = [
+    "canonicalize_name",
+    "requirement_name",
+    "active_requirements",
+    "first_active_requirement",
+    "admits_any",
+]
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,3 +80,85 @@ def first_active_requirement(
 ) -> Optional[str]:
     """The first of :func:`active_requirements`: the one that names the provider."""
     return next(active_requirements(requires, environment), None)
+
+
+_OPERATORS = ("===", "~=", "==", "!=", "<=", ">=", "<", ">")
+
+
+def _release(text: str) -> Optional[Tuple[int, ...]]:
+    """``"1.2.0"`` -> ``(1, 2, 0)``; ``None`` for anything but a plain release number."""
+    parts = text.split(".")
+    if not all(part.isdigit() and part.isascii() for part in parts):
+        return None
+    return tuple(int(part) for part in parts)
+
+
+def _padded(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+
+
+def _clause_admits(clause: str, version: Tuple[int, ...]) -> Optional[bool]:
+    """PEP 440 for one clause and a final release; ``None`` where only packaging can tell
+    (pre-, post-, dev- or local versions in the clause, ``===``, an epoch)."""
+    clause = clause.strip()
+    op = next((o for o in _OPERATORS if clause.startswith(o)), None)
+    if op is None or op == "===":
+        return None
+    target = clause[len(op):].strip()
+    wildcard = target.endswith(".*")
+    bound = _release(target[:-2] if wildcard else target)
+    if bound is None:
+        return None
+    if wildcard:
+        if op not in ("==", "!="):
+            return None
+        head = _padded(version, bound)[0][: len(bound)]
+        return (head == bound) == (op == "==")
+    mine, theirs = _padded(version, bound)
+    if op == "~=":
+        if len(bound) < 2:
+            return None
+        prefix = bound[:-1]
+        return mine >= theirs and _padded(version, prefix)[0][: len(prefix)] == prefix
+    return {
+        "==": mine == theirs,
+        "!=": mine != theirs,
+        ">=": mine >= theirs,
+        "<=": mine <= theirs,
+        ">": mine > theirs,
+        "<": mine < theirs,
+    }[op]
+
+
+@functools.lru_cache(maxsize=256)
+def admits_any(text: str, versions: Tuple[str, ...]) -> bool:
+    """Does requirement ``text``'s version range admit one of ``versions`` (final
+    releases such as ``"0.0.2"``)? No range admits every version.
+
+    Plain ranges (``>=0.0.2,<1.0.0``) are read here: importing
+    ``packaging.specifiers`` costs a pip run some 20 ms. Anything else goes to packaging.
+    """
+    simple = _simple_re().match(text)
+    if simple is not None:
+        spec = simple.group("spec") or ""
+    else:
+        req = _parsed(text)
+        spec = str(req.specifier) if req is not None else ""
+    if not spec.strip():
+        return True
+    clauses = spec.split(",")
+    for text_version in versions:
+        version = _release(text_version)
+        answers = [_clause_admits(c, version) for c in clauses] if version is not None else [None]
+        if None in answers:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+            try:
+                if SpecifierSet(spec).contains(text_version, prereleases=True):
+                    return True
+            except InvalidSpecifier:  # names no version at all
+                return False
+        elif all(answers):
+            return True
+    return False

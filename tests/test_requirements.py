@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from pip_variants.requirements import canonicalize_name, first_active_requirement, requirement_name
+from pip_variants.requirements import admits_any, canonicalize_name, first_active_requirement, requirement_name
 
 
 @pytest.mark.parametrize("text, name", [
@@ -28,7 +28,28 @@ def test_first_active_requirement_follows_markers_of_the_target():
 
 
 def test_simple_entries_do_not_import_packaging():
-    code = ("import sys; from pip_variants.requirements import requirement_name as r; "
-            "r('nvidia-variant-provider>=0.0.1,<1'); print('packaging' in sys.modules)")
+    code = ("import sys; from pip_variants.requirements import requirement_name as r, admits_any as a; "
+            "r('nvidia-variant-provider>=0.0.1,<1'); a('nvidia-variant-provider>=0.0.2,<1.0.0', ('0.0.2',)); "
+            "print('packaging' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+_SPECS = [">=0.0.2,<1.0.0", ">=0.0.1,<1", ">=5", "==0.0.2", "==0.0.*", "!=0.0.2", "~=0.0.1", "~=0.2", ">0.0.2",
+          "<0.0.2", "<=0.0.2", "==0.0.2.0", "==1.*", "!=0.*", ">=0.3", "==0.0.2rc1", ">=0.0.2.post1", "===0.0.2",
+          "==0.0.2+local", ">= 0.0.1 , < 1", "==0.0", "!=0.0.*", "~=0.0", "<1.0.0", "==00.0.2", "~=0.0.2.0"]
+
+
+@pytest.mark.parametrize("spec", _SPECS)
+def test_admits_any_agrees_with_packaging(spec):
+    from packaging.specifiers import SpecifierSet
+
+    for version in ("0.0.1", "0.0.2", "0.2.1", "0.1.0", "1.0", "0.0.10"):
+        assert admits_any(f"pkg{spec}", (version,)) == SpecifierSet(spec).contains(version, prereleases=True), version
+
+
+def test_admits_any_without_a_range_or_with_a_broken_one():
+    assert admits_any("pkg", ("0.0.1",))
+    assert admits_any("pkg; python_version >= '3'", ("0.0.1",))
+    assert not admits_any("pkg~=1", ("1.0",))  # not a version range packaging accepts
+    assert admits_any("pkg>=5,<6", ("0.0.1", "5.1"))

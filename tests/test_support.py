@@ -96,6 +96,23 @@ def test_untrusted_plugin_is_never_run():  # test 13 / §11 behaviour 22
     assert any("--allow-variant-plugin provider-fictional-hw" in n for n in sel.notices)
 
 
+@pytest.mark.parametrize("entry", [
+    {"requires": ["nvidia-variant-provider>=5"]},
+    {"requires": ["nvidia-variant-provider==0.0.1"], "plugin-api": "other_module:Plugin"},
+])
+def test_a_plugin_release_the_builtin_is_not_stands_untrusted(monkeypatch, entry):  # test 14, PV-16
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "9.0")
+    md = release({"nvidia": entry}, {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}})
+    calls = []
+    sel = VariantEngine(plugin_installer=lambda reqs: calls.append(reqs) or "/nowhere").select("pkg", "1.0", md)
+    assert sel.order == ("null",) and calls == []
+    assert any("--allow-variant-plugin nvidia-variant-provider" in n for n in sel.notices), sel.notices
+    served = release({"nvidia": {"requires": ["nvidia-variant-provider>=0.0.2,<1.0.0"]}},
+                     {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}})
+    assert VariantEngine().select("pkg", "1.0", served).order == ("cu128", "null")
+
+
 def test_builtin_abi_dependency_is_answered_by_the_abi_provider():  # test 16, now implemented
     md = release({"abi": {"builtin": "abi_dependency"}}, {"t29": {"abi": {"torch": ["2.9"]}}})
     sel = VariantEngine().select("pkg", "1.0", md)

@@ -420,6 +420,7 @@ class AmdProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("amd-variant-provider",)
+    versions: Tuple[str, ...] = ("0.0.2",)
     plugin_apis: Tuple[str, ...] = ("amd_variant_provider.plugin:AMDVariantPlugin",)
 
     def __init__(

@@ -60,13 +60,18 @@ class Provider(Protocol):
     ``namespace``: the namespace it governs.
     ``packages``: canonical (PEP 503) names of the published plugin packages it
     stands in for; a metadata entry whose first ``requires`` item names one of
-    them (any version range) is served by this provider.
+    them, with a version range that admits one of ``versions``, is served by
+    this provider (PROVIDERS.md §3.3 step 4).
+    ``versions``: the published releases whose answers it reproduces (final
+    releases, e.g. ``"0.0.2"``); a range that admits none of them asks for a
+    plugin this is not, which then goes the way of any other plugin.
     ``plugin_apis``: the published endpoints (``module:Object`` or ``module``)
     it stands in for.
     """
 
     namespace: str
     packages: Tuple[str, ...]
+    versions: Tuple[str, ...]
     plugin_apis: Tuple[str, ...]
 
     def supported_configs(self) -> List[FeatureConfig]:

@@ -89,25 +89,45 @@ def builtin_for(
 
     It serves the entry when the namespace matches and either no provider
     information is given (PEP 825 0.1.x metadata has no providers table), or
-    the first applicable ``requires`` item names one of its packages (any
-    version range), or ``plugin_api`` is one of its endpoints. Markers in
-    ``requires`` are evaluated in ``environment`` (default: this interpreter).
+    the first applicable ``requires`` item names one of its packages, with a
+    version range admitting one of its ``versions`` and no endpoint outside
+    that package, or ``plugin_api`` is one of its endpoints (a fork under
+    another name). Markers in ``requires`` are evaluated in ``environment``
+    (default: this interpreter).
+
+    A range it does not stand for (``nvidia-variant-provider>=5``) or another
+    endpoint (``other_module:Plugin``) asks for a plugin this is not
+    (PROVIDERS.md §3.3 step 4, §6.2): the entry goes on to the installed or
+    allowed plugin, else it is untrusted, as uv skips it.
     """
     provider = get_builtin(namespace)
     if provider is None:
         return None
     if not requires and plugin_api is None:
         return provider
+    if requires:
+        from pip_variants.requirements import admits_any, first_active_requirement, requirement_name
+
+        first = first_active_requirement(requires, environment)
+        name = requirement_name(first) if first is not None else None
+        if first is not None and name in provider.packages:
+            if not admits_any(first, provider.versions):
+                return None
+            if plugin_api is not None and not _endpoint_of(provider, plugin_api):
+                return None
+            return provider
     if plugin_api is not None:
         wanted = _normalize_api(plugin_api)
         if any(_normalize_api(api) == wanted for api in provider.plugin_apis):
             return provider
-    if requires:
-        from pip_variants.requirements import first_active_requirement, requirement_name
-
-        first = first_active_requirement(requires, environment)
-        name = requirement_name(first) if first is not None else None
-        if name is not None and name in provider.packages:
-            return provider
     return None
 
+
+def _endpoint_of(provider: Provider, plugin_api: str) -> bool:
+    """Is ``plugin_api`` one of the provider's endpoints, or another object of its
+    packages' modules (``nvidia_variant_provider``, the form derived from the name)?"""
+    wanted = _normalize_api(plugin_api)
+    if any(_normalize_api(api) == wanted for api in provider.plugin_apis):
+        return True
+    top = wanted.split(":", 1)[0].split(".", 1)[0]
+    return any(top == package.replace("-", "_") for package in provider.packages)

@@ -388,6 +388,8 @@ class NvidiaProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("nvidia-variant-provider",)
+    #: nvidia-variant-provider 0.0.1 and 0.0.2 emit the same lists
+    versions: Tuple[str, ...] = ("0.0.1", "0.0.2")
     plugin_apis: Tuple[str, ...] = ("nvidia_variant_provider.plugin:NvidiaVariantPlugin",)
 
     def supported_configs(self) -> List[FeatureConfig]:

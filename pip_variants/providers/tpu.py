@@ -64,6 +64,7 @@ class TpuProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("tpu-variant-provider",)
+    versions: Tuple[str, ...] = ("0.1.0",)
     plugin_apis: Tuple[str, ...] = ("tpu_variant_provider.plugin:TpuVariantPlugin",)
 
     def __init__(self, *, pci_root: str = PCI_DEVICES) -> None:

@@ -228,6 +228,8 @@ class X8664Provider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("provider-variant-x86-64", "x86-64-variant-provider")
+    #: provider-variant-x86-64 0.0.1 (level), x86-64-variant-provider 0.2.1 (uv's)
+    versions: Tuple[str, ...] = ("0.0.1", "0.2.1")
     plugin_apis: Tuple[str, ...] = (
         "provider_variant_x86_64.plugin:X8664Plugin",
         "provider_variant_x86_64",

@@ -67,8 +67,8 @@ def test_unknown_namespace() -> None:
         ("nvidia", ["Nvidia_Variant.Provider"]),
         ("nvidia", ["nvidia-variant-provider[extra]>=0.0.1"]),
         ("x86_64", ["provider-variant-x86-64>=0.0.1"]),
-        ("x86_64", ["x86_64-variant-provider>=0.3"]),
-        ("x86_64", ["Provider.Variant_x86-64 >=1"]),
+        ("x86_64", ["x86_64-variant-provider>=0.2"]),
+        ("x86_64", ["Provider.Variant_x86-64 >=0.0.1"]),
         ("aarch64", ["provider-variant-aarch64"]),
         ("aarch64", ["aarch64-variant-provider>=0.2"]),
         ("tpu", ["tpu-variant-provider>=0.1"]),
@@ -95,6 +95,41 @@ def test_matches_by_package(namespace, requires) -> None:
 )
 def test_no_match_by_package(namespace, requires) -> None:
     assert builtin_for(namespace, requires) is None
+
+
+@pytest.mark.parametrize(
+    "namespace, requires, api",
+    [
+        # a release this reimplementation does not stand for (PV-16; uv skips these too)
+        ("nvidia", ["nvidia-variant-provider>=5"], None),
+        ("nvidia", ["nvidia-variant-provider>=5"], "nvidia_variant_provider.plugin:NvidiaVariantPlugin"),
+        ("nvidia", ["nvidia-variant-provider==0.0.3"], None),
+        ("x86_64", ["x86_64-variant-provider>=0.3"], None),
+        ("tpu", ["tpu-variant-provider<0.1"], None),
+        ("intel", ["intel-variant-provider==0.0.2"], None),
+        ("nvidia", ["nvidia-variant-provider~=1.0; python_version >= '3'"], None),
+        # an endpoint outside the package: another plugin under a borrowed name
+        ("nvidia", ["nvidia-variant-provider==0.0.1"], "other_module:Plugin"),
+    ],
+)
+def test_a_version_or_endpoint_it_does_not_stand_for(namespace, requires, api) -> None:
+    assert builtin_for(namespace, requires, api) is None
+
+
+@pytest.mark.parametrize(
+    "namespace, requires",
+    [
+        ("nvidia", ["nvidia-variant-provider>=0.0.2,<1.0.0"]),  # torch 2.9.0 on the WheelNext index
+        ("amd", ["amd-variant-provider>=0.0.2,<1.0.0"]),
+        ("intel", ["intel-variant-provider>=0.0.2,<1.0.0"]),
+        ("nvidia", ["nvidia-variant-provider==0.0.*"]),
+        ("nvidia", ["nvidia-variant-provider!=0.0.2"]),  # 0.0.1 answers alike
+        ("aarch64", ["aarch64-variant-provider~=0.2.0"]),
+        ("tpu", ["tpu-variant-provider===0.1.0"]),  # packaging reads what the quick path does not
+    ],
+)
+def test_ranges_it_stands_for(namespace, requires) -> None:
+    assert builtin_for(namespace, requires) is not None
 
 
 @pytest.mark.parametrize(
