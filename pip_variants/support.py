@@ -21,6 +21,8 @@ Imports no pip. Plugins always run out of process.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -57,12 +59,23 @@ class SupportSettings:
     python: str = sys.executable
     marker_environment: Optional[Mapping[str, str]] = None
     use_cache: bool = True
-    plugin_timeout: float = 30.0
+    #: seconds a plugin may run: ``PIP_VARIANTS_PLUGIN_TIMEOUT``, default 30, for pip and the CLI alike
+    plugin_timeout: float = dataclasses.field(default_factory=lambda: plugin_timeout_from_environment())
     #: the ABI provider's inputs; ``None``: this process's environment and ``VARIANT_ABI_DEPENDENCY``
     abi: Optional[AbiContext] = None
     #: called once, on the first ABI namespace, when ``abi`` is ``None`` (pip's hooks
     #: make the command's context there, so a run without one never imports abi.py)
     abi_factory: Optional[Callable[[], AbiContext]] = None
+
+
+def plugin_timeout_from_environment() -> float:
+    """``PIP_VARIANTS_PLUGIN_TIMEOUT``: seconds a provider plugin may run (30 when unset or not a positive number)."""
+    text = os.environ.get("PIP_VARIANTS_PLUGIN_TIMEOUT", "").strip()
+    try:
+        value = float(text) if text else 30.0
+    except ValueError:
+        value = 30.0
+    return value if value > 0 else 30.0
 
 
 @record

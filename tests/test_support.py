@@ -280,3 +280,14 @@ def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tm
     assert supported.get("acme", {}) == {} and answers[0].source == "untrusted"
     assert "is not part of 'acme-variant-provider' (an editable install lists none" in answers[0].notice
     assert "'variant_plugins' entry-point group" in answers[0].notice
+
+
+def test_plugin_timeout_comes_from_the_environment_for_every_caller(monkeypatch):
+    from pip_variants.support import SupportSettings
+
+    monkeypatch.setenv("PIP_VARIANTS_PLUGIN_TIMEOUT", "2.5")
+    assert SupportSettings().plugin_timeout == 2.5  # the CLI's settings, as pip's
+    for bad in ("abc", "0", "-1", ""):
+        monkeypatch.setenv("PIP_VARIANTS_PLUGIN_TIMEOUT", bad)
+        assert SupportSettings().plugin_timeout == 30.0
+    assert SupportSettings(plugin_timeout=7).plugin_timeout == 7

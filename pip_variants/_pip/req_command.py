@@ -180,15 +180,6 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             return None
         profile = {}
 
-    def _plugin_timeout() -> float:
-        # PIP_VARIANTS_PLUGIN_TIMEOUT: seconds a provider plugin may run (default 30).
-        text = os.environ.get("PIP_VARIANTS_PLUGIN_TIMEOUT", "").strip()
-        try:
-            value = float(text) if text else 30.0
-        except ValueError:
-            value = 30.0
-        return value if value > 0 else 30.0
-
     def make_engine() -> Any:
         # Deferred: only a pip run that meets a variant wheel pays for the core.
         from ..engine import VariantEngine, VariantSettings
@@ -219,7 +210,6 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             enabled_optional=tuple(opts.enable),
             strict=opts.strict,
             python=sys.executable,
-            plugin_timeout=_plugin_timeout(),
             abi=STATE.abi_context,
             abi_factory=abi_context,
         )

@@ -30,11 +30,15 @@ def format_report(report) -> str:  # type: ignore[no-untyped-def]
         else:
             lines.append(f"unknown  {head}: {r.reason}")
     total = len(results)
+    unknown = sum(1 for r in results if r.status not in ("fits", "does-not-fit"))
+    unchecked = f"; {unknown} could not be checked (see above)" if unknown else ""
     if bad:
         lines.append("")
-        lines.append(f"{len(bad)} of {total} installed variants no longer fit {report.target}; reinstall them "
-                     "(pip picks the variant that fits now):")
+        lines.append(f"{len(bad)} of {total} installed variants no longer fit {report.target}{unchecked}; "
+                     "reinstall those that do not fit (pip picks the variant that fits now):")
         lines.append(f"  {report.command}")
+    elif unknown:
+        lines.append(f"{total - unknown} of {total} installed variants fit {report.target}{unchecked}")
     else:
         lines.append(f"all {total} installed variants fit {report.target}")
     return "\n".join(lines) + "\n"

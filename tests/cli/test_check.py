@@ -42,6 +42,17 @@ def test_check_does_not_fit(run_cli, tmp_path):
     assert data["results"][0]["status"] == "does-not-fit" and data["not_fitting"] == 1
 
 
+def test_check_does_not_say_all_fit_when_one_could_not_be_checked(run_cli, tmp_path):
+    site = _site(tmp_path)
+    broken = site / "other-1.0.dist-info"
+    broken.mkdir()
+    (broken / "variant.json").write_text("{not json")
+    proc = run_cli("check", "--path", str(site), env={DRIVER: "12.9"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1 of 2 installed variants fit this machine; 1 could not be checked (see above)"
+    assert "all 2" not in proc.stdout
+
+
 def test_check_with_nothing_installed(run_cli, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
