@@ -314,7 +314,8 @@ def _activation_target(prefix: Optional[str]) -> SiteDir:
 
 
 def activate(prefix: Optional[str] = None) -> List[Path]:
-    """Write the shim files from this release's shipped copies; returns their paths.
+    """Write the shim files from this release's shipped copies; returns the paths
+    written (a file already identical is left alone and not listed).
 
     Without ``prefix``: where a shim already is (repaired), else the site
     directory pip-variants is installed in (environment, user site or an
@@ -337,7 +338,6 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
         path = site_dir / name
         try:
             if path.is_file() and not path.is_symlink() and path.read_bytes() == files[name]:
-                written.append(path)
                 continue
             _write_file(path, files[name])
         except OSError as exc:

@@ -97,6 +97,8 @@ def _do(args: argparse.Namespace, action: str) -> int:
             sys.stdout.write(f"{_verb(action)} {path}\n")
         if action == "deactivate" and not _paths(result) and not active:
             sys.stdout.write("no pip-variants start-up shim found: nothing to remove\n")
+        if action == "activate" and not _paths(result) and active:
+            sys.stdout.write(f"the start-up files in {report.site} are up to date: nothing written\n")
         if active:
             kind = activation.KIND_TEXT.get(report.kind or "", report.kind)
             sys.stdout.write(f"pip-variants is now active in {where}: the shim in {report.site} ({kind})\n")

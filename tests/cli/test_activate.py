@@ -17,6 +17,11 @@ def test_activate_and_deactivate_a_prefix(run_cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"pip-variants is now active in {prefix}" in proc.stdout
     assert (site / "pip_variants.pth").is_file()
+    assert proc.stdout.count("wrote ") == 3
+    again = run_cli("activate", "--prefix", str(prefix))
+    assert again.returncode == 0, again.stderr
+    assert "wrote " not in again.stdout  # identical files are left alone, and not said to be written
+    assert f"the start-up files in {site} are up to date: nothing written" in again.stdout
     proc = run_cli("deactivate", "--prefix", str(prefix), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
