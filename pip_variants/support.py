@@ -357,7 +357,10 @@ class SupportResolver:
                 f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported"
                 if s.profile_notices else None,
             )
-        return self._from_code(info)
+        support = self._from_code(info)
+        if support.source == "untrusted" and s.strict:  # WHEEL-VARIANTS §11 #22: strict makes it an error
+            raise StrictVariantError(support.notice or f"no trusted provider for variant namespace {ns!r}")
+        return support
 
     def _marker_true(self, marker: str) -> bool:
         from packaging.markers import Marker
@@ -407,11 +410,11 @@ class SupportResolver:
                                      f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
-        return NamespaceSupport(
-            ns, {}, "untrusted",
-            f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted, "
-            f"so its variants are skipped; to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
-        )
+        what = f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted"
+        allow = f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}"
+        if self.settings.strict:
+            raise StrictVariantError(f"{what}; {allow}")
+        return NamespaceSupport(ns, {}, "untrusted", f"{what}, so its variants are skipped; {allow}")
 
     def _trusted_requirements(self, ns: str, info: ProviderInfo) -> Union[List[str], NamespaceSupport]:
         """What to install for an allowed plugin: every active ``requires``

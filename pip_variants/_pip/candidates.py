@@ -101,6 +101,15 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             return result
         if mismatch is not None:
             link = self._link
+            if STATE.strict:
+                from .errors import VariantInstallationError
+
+                raise VariantInstallationError(
+                    f"pip-variants: {link.filename} does not match the index file ({mismatch[1]}); "
+                    "--variant-strict makes this an error instead of trying the next best wheel. "
+                    "Nothing was installed. Tell the index's publisher; meanwhile drop --variant-strict, "
+                    "or choose another build with --variant NAME=LABEL"
+                )
             messages.warn_once(
                 f"pip-variants: {link.filename} does not match the index file ({mismatch[1]}); "
                 "ignoring that wheel and trying the next best one"

@@ -226,6 +226,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     ctx.check_local_wheels = "legacy-resolver" in (getattr(options, "deprecated_features_enabled", None) or ())
     setattr(finder, ATTR, ctx)
     STATE.target_support = lambda metadata: ctx.engine.supported_for(metadata)[0]
+    STATE.strict = opts.strict
     STATE.enabled = True
     STATE.labels = True
     return ctx

@@ -65,6 +65,8 @@ class ProcessState:
         #: a hook failed: stock behaviour (variant wheels dropped) from now on
         self.broken = False
         self.command: Optional[str] = None
+        #: ``--variant-strict`` for the command with variants on: inconsistencies are errors
+        self.strict = False
         #: link URL (no fragment) -> what was chosen, for H9 / H10
         self.chosen: Dict[str, ChosenVariant] = {}
         #: some chosen wheel carries ABI requirements (H15/H16 act only then)

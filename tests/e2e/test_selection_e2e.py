@@ -388,6 +388,12 @@ def test_11_22_untrusted_plugin_is_never_installed(variant_venv, publish, index,
     assert chosen == variant_file("null"), stderr
     assert not index.requested("provider"), index.requests_log
     assert_clean(stderr)
+    # strict mode: an error naming the plugin and the way to allow it; still nothing fetched
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-strict", check=False)
+    assert chosen is None
+    assert "not installed and not trusted" in stderr and "--allow-variant-plugin provider-fictional-hw" in stderr
+    assert not index.requested("provider"), index.requests_log
+    assert_clean(stderr)
 
 
 # -- one release on several sources (WHEEL-VARIANTS.md §3.5, App. B 7) ---------------------

@@ -58,8 +58,7 @@ def test_the_wheel_pip_read_is_not_opened_again(chosen, mocker):
     assert variant_mismatch(candidate, _pip_dist(wheel)) is None
 
 
-def test_a_disagreeing_wheel_is_found_in_pips_copy(chosen, mocker):
-    candidate, wheel = chosen
+def _make_it_lie(wheel):
     liar = dict(STATIC_DATA, variants={"fv3": {"fake": {"level": ["v1"]}}})
     rebuilt = wheel.with_name("rebuilt.whl")
     with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(rebuilt, "w") as dst:
@@ -69,6 +68,11 @@ def test_a_disagreeing_wheel_is_found_in_pips_copy(chosen, mocker):
                 data = metadata.dumps(metadata.parse_metadata(liar, "liar")).encode()
             dst.writestr(info, data)
     rebuilt.replace(wheel)
+
+
+def test_a_disagreeing_wheel_is_found_in_pips_copy(chosen, mocker):
+    candidate, wheel = chosen
+    _make_it_lie(wheel)
     _no_archive_reads(mocker)
     promised, problem = variant_mismatch(candidate, _pip_dist(wheel))
     assert "label 'fv3' as in https://files.example/pkg-1.0-variants.json" == promised
@@ -112,3 +116,21 @@ def test_a_local_wheel_is_checked_too(chosen, tmp_path):
     finally:
         STATE.chosen.pop(url.url_without_fragment, None)
     assert "must describe exactly the filename's label 'fv3', found ['fv1']" in problem
+
+
+def test_strict_makes_a_disagreeing_wheel_an_error(chosen, monkeypatch):
+    # WM-5: without --variant-strict pip drops the wheel and tries the next best one;
+    # with it, the command stops with one error and installs nothing
+    from pip_variants._pip import _compat, candidates
+    from pip_variants._pip.errors import VariantInstallationError
+
+    candidate, wheel = chosen
+    _make_it_lie(wheel)
+    check = candidates._wrap(lambda self, dist: None)
+    monkeypatch.setattr(candidates, "selecting", lambda: True)
+    monkeypatch.setattr(STATE, "strict", True)
+    with pytest.raises(VariantInstallationError, match="--variant-strict makes this an error"):
+        check(candidate, _pip_dist(wheel))
+    monkeypatch.setattr(STATE, "strict", False)
+    with pytest.raises(_compat.MetadataInconsistent):
+        check(candidate, _pip_dist(wheel))
