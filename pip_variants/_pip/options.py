@@ -87,7 +87,8 @@ def make_options() -> List[Option]:
             dest="pip_variants_strict",
             action="store_true",
             default=False,
-            help="Fail instead of falling back to non-variant wheels when a variant provider fails.",
+            help="Fail instead of falling back when a variant provider fails or is not trusted, "
+            "or when variant metadata disagree (a wheel with its index file, two indexes).",
         ),
     ]
 

@@ -242,6 +242,6 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     p.add_argument("--variant-enable", action="append", metavar="NAMESPACE",
                    help="enable this optional provider, as 'pip install --variant-enable' (repeat)")
     p.add_argument("--variant-strict", action="store_true",
-                   help="fail instead of falling back when a provider fails (as pip install)")
+                   help="fail instead of falling back when a provider fails or is not trusted (as pip install)")
     p.add_argument("--no-variants", action="store_true", help="ignore variant wheels, as stock pip does")
     p.add_argument("--json", action="store_true", help="print JSON for machines")
