@@ -306,6 +306,10 @@ def check_installed(
     """
     variants = list(iter_installed_variants(paths))
     results: List[CheckResult] = []
+    if profile_path:  # a bad profile is an error even with nothing to check against it
+        from .profile import load_profile
+
+        load_profile(profile_path)
     if variants:
         from .support import SupportResolver
 

@@ -323,7 +323,17 @@ def run_demo(*, keep: bool = False, out: TextIO = sys.stdout, use_venv: bool = T
             server.shutdown()
             server.server_close()
         if not keep:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove(tmp)
+
+
+def _remove(tmp: Path) -> None:
+    # After Ctrl-C a grandchild (ensurepip under 'python -m venv') may still be
+    # writing into the folder for a moment: try again rather than leave it behind.
+    for pause in (0.0, 0.2, 0.5, 1.0):
+        time.sleep(pause)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not tmp.exists():
+            return
 
 
 def _table(results: Sequence[MachineResult], say) -> None:  # type: ignore[no-untyped-def]

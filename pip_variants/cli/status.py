@@ -118,8 +118,14 @@ def _shim_lines(st: Mapping[str, Any]) -> List[str]:
     """The 'shim:' line(s) of the human output."""
     active = st["shim_active"]
     where = st.get("shim") or {}
+    pip = st.get("pip") or {}
+    pip_stock = bool(pip.get("version")) and not pip.get("supported") and (
+        (pip.get("untested") or {}).get("mode") != "untested-compatible")
     if active is True:
-        lines = ["shim:      active: 'pip install' in this environment picks wheel variants"]
+        if pip_stock:
+            lines = [f"shim:      active, but pip {pip['version']} here stays stock (see 'pip:' below)"]
+        else:
+            lines = ["shim:      active: 'pip install' in this environment picks wheel variants"]
         if where.get("site"):
             from ..activation import KIND_TEXT
 

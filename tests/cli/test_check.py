@@ -68,3 +68,12 @@ def test_check_bad_path_and_bad_profile(run_cli, tmp_path):
     bad.write_text("{not json")
     proc = run_cli("check", "--path", str(_site(tmp_path)), "--variant-profile", str(bad))
     assert proc.returncode == 1 and str(bad) in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_check_refuses_a_bad_profile_with_nothing_installed(run_cli, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = run_cli("check", "--path", str(empty), "--variant-profile", str(bad))
+    assert proc.returncode == 1 and str(bad) in proc.stderr and "Traceback" not in proc.stderr

@@ -141,6 +141,13 @@ def test_shim_lines_say_where_and_whether_inherited_or_read_only():
     assert "is missing" in "\n".join(cli_status._shim_lines(st))
 
 
+def test_shim_line_does_not_promise_variants_under_an_unsupported_pip():
+    st = {"shim_active": True, "shim": {}, "pip": {"version": "23.0.1", "supported": False}}
+    assert cli_status._shim_lines(st) == ["shim:      active, but pip 23.0.1 here stays stock (see 'pip:' below)"]
+    st["pip"] = {"version": "27.0", "supported": False, "untested": {"mode": "untested-compatible"}}
+    assert "picks wheel variants" in cli_status._shim_lines(st)[0]
+
+
 def test_json_says_where_the_shim_lives(run_cli):
     st = json.loads(run_cli("status", "--json", "--no-pip-config").stdout)
     assert set(st["shim"]) >= {"site", "kind", "inherited", "files", "others", "problem", "writable"}
