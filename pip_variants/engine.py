@@ -9,7 +9,7 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 from __future__ import annotations
 
 from dataclasses import field, replace
-from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
 from .filename import NULL_LABEL, canonicalize_name
@@ -30,6 +30,7 @@ __all__ = [
     "StrictVariantError",
     "canonical_name",
     "parse_forced",
+    "parse_excluded",
 ]
 
 
@@ -51,19 +52,30 @@ def canonical_name(name: str) -> str:
     return canonicalize_name(name)
 
 
-def parse_forced(items: Iterable[str]) -> Dict[str, str]:
-    """``["torch=cu128", "numpy=x86_64_v3"]`` -> ``{"torch": "cu128", ...}``."""
+def _name_label_pairs(items: Iterable[str], option: str) -> Iterator[Tuple[str, str]]:
     from .filename import LABEL_RE
 
-    out: Dict[str, str] = {}
     for item in items:
         for word in item.split():
             name, sep, label = word.partition("=")
             if not sep or not name or not LABEL_RE.match(label):
                 raise VariantError(
-                    f"invalid --variant value {word!r}: expected NAME=LABEL, e.g. torch=cu128"
+                    f"invalid {option} value {word!r}: expected NAME=LABEL, e.g. torch=cu128"
                 )
-            out[canonical_name(name)] = label
+            yield canonical_name(name), label
+
+
+def parse_forced(items: Iterable[str]) -> Dict[str, str]:
+    """``["torch=cu128", "numpy=x86_64_v3"]`` -> ``{"torch": "cu128", ...}``."""
+    return dict(_name_label_pairs(items, "--variant"))
+
+
+def parse_excluded(items: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
+    """``--variant-exclude`` values: ``["torch=cu126 torch=cu128"]`` -> ``{"torch": ("cu126", "cu128")}``."""
+    out: Dict[str, Tuple[str, ...]] = {}
+    for name, label in _name_label_pairs(items, "--variant-exclude"):
+        if label not in out.get(name, ()):
+            out[name] = out.get(name, ()) + (label,)
     return out
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import platform as _platform
 import sys
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from .properties import FEATURE_RE, NAMESPACE_RE, VALUE_RE
 
@@ -89,41 +89,45 @@ def parse_profile(data: Any, source: str = "<profile>") -> Profile:
     return out
 
 
-def _load_toml(text: str, source: str) -> Any:
+def _load_toml(text: str, source: str, fail: Callable[[str, str], Exception]) -> Any:
     try:
         if sys.version_info >= (3, 11):
             import tomllib
         else:  # pragma: no cover - 3.9/3.10
             import tomli as tomllib  # type: ignore[no-redef]
     except ImportError:
-        raise _fail(source, "reading TOML needs Python 3.11+ or the 'tomli' package; use JSON") from None
+        raise fail(source, "reading TOML needs Python 3.11+ or the 'tomli' package; use JSON") from None
     try:
         return tomllib.loads(text)
     except Exception as exc:
-        raise _fail(source, f"not valid TOML: {exc}") from None
+        raise fail(source, f"not valid TOML: {exc}") from None
 
 
-def load_profile(path: str) -> Profile:
-    """Read a profile file (JSON, or TOML when the name ends in ``.toml``)."""
+def read_data_file(path: str, fail: Callable[[str, str], Exception], *, toml: bool) -> Any:
+    """The JSON (or, with ``toml``, TOML) document in ``path``; ``fail(path, why)``
+    makes the exception for a file that cannot be read, is too large or does not parse."""
     try:
         with open(path, "rb") as f:
             content = f.read(_MAX_BYTES + 1)
     except OSError as exc:
-        raise _fail(path, f"cannot be read: {exc.strerror or exc}") from None
+        raise fail(path, f"cannot be read: {exc.strerror or exc}") from None
     if len(content) > _MAX_BYTES:
-        raise _fail(path, "file is too large")
+        raise fail(path, "file is too large")
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise _fail(path, "not UTF-8 text") from None
-    if path.endswith(".toml"):
-        data = _load_toml(text, path)
-    else:
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise _fail(path, f"not valid JSON: {exc}") from None
-    return parse_profile(data, path)
+        raise fail(path, "not UTF-8 text") from None
+    if toml:
+        return _load_toml(text, path, fail)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise fail(path, f"not valid JSON: {exc}") from None
+
+
+def load_profile(path: str) -> Profile:
+    """Read a profile file (JSON, or TOML when the name ends in ``.toml``)."""
+    return parse_profile(read_data_file(path, _fail, toml=path.endswith(".toml")), path)
 
 
 def make_profile(namespaces: Mapping[str, Mapping[str, Tuple[str, ...]]],

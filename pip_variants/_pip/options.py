@@ -34,6 +34,9 @@ OPTION_NAMES = (
     "--allow-variant-plugin",
     "--variant-enable",
     "--variant-strict",
+    "--variant-exclude",
+    "--variant-disable",
+    "--variant-config",
 )
 
 
@@ -89,6 +92,33 @@ def make_options() -> List[Option]:
             default=False,
             help="Fail instead of falling back when a variant provider fails or is not trusted, "
             "or when variant metadata disagree (a wheel with its index file, two indexes).",
+        ),
+        Option(
+            "--variant-exclude",
+            dest="pip_variants_exclude",
+            action="append",
+            default=[],
+            metavar="NAME=LABEL",
+            help="Never choose the variant LABEL of project NAME (pip takes the next best "
+            "build). Can be given several times.",
+        ),
+        Option(
+            "--variant-disable",
+            dest="pip_variants_disable",
+            action="append",
+            default=[],
+            metavar="NAMESPACE",
+            help="Treat variant NAMESPACE as unsupported here: no provider runs for it and "
+            "its variants are not chosen. Can be given several times.",
+        ),
+        Option(
+            "--variant-config",
+            dest="pip_variants_config",
+            metavar="FILE",
+            default=None,
+            help="Variant priorities in variantlib's variants.toml format "
+            "(namespace_priorities, feature_priorities, property_priorities): they reorder "
+            "the variants this machine supports, never add one.",
         ),
     ]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _compat, _patching, messages
 from .context import ATTR, FinderContext
@@ -46,6 +46,10 @@ class Options:
         self.allow_plugin = _words(getattr(options, "pip_variants_allow_plugin", None))
         self.enable = _words(getattr(options, "pip_variants_enable", None), commas=True)
         self.strict = bool(getattr(options, "pip_variants_strict", False))
+        self.exclude = _words(getattr(options, "pip_variants_exclude", None))
+        self.disable = _words(getattr(options, "pip_variants_disable", None), commas=True)
+        config = getattr(options, "pip_variants_config", None)
+        self.config = os.path.abspath(os.path.expanduser(config)) if config else None
 
     def environment(self) -> Dict[str, Optional[str]]:
         """``PIP_*`` values reproducing these settings (``None``: unset)."""
@@ -56,6 +60,9 @@ class Options:
             "PIP_ALLOW_VARIANT_PLUGIN": " ".join(self.allow_plugin) or None,
             "PIP_VARIANT_ENABLE": " ".join(self.enable) or None,
             "PIP_VARIANT_STRICT": "1" if self.strict else None,
+            "PIP_VARIANT_EXCLUDE": " ".join(self.exclude) or None,
+            "PIP_VARIANT_DISABLE": " ".join(self.disable) or None,
+            "PIP_VARIANT_CONFIG": self.config,
         }
 
 
@@ -156,6 +163,22 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             profile = load_profile(opts.profile)
         except InvalidProfile as exc:
             raise VariantInstallationError(str(exc)) from None
+    config = None
+    if opts.config:
+        from ..variant_config import InvalidVariantConfig, load_variant_config
+
+        try:
+            config = load_variant_config(opts.config)
+        except InvalidVariantConfig as exc:
+            raise VariantInstallationError(str(exc)) from None
+    excluded: Dict[str, Tuple[str, ...]] = {}
+    if opts.exclude:
+        from ..engine import VariantError, parse_excluded
+
+        try:
+            excluded = parse_excluded(opts.exclude)
+        except VariantError as exc:
+            raise VariantInstallationError(str(exc)) from None
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced
@@ -207,14 +230,18 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             profile_source=opts.profile or "",
             profile_notices=not only_forced,
             allowed_plugins=tuple(opts.allow_plugin),
-            enabled_optional=tuple(opts.enable),
+            enabled_optional=tuple(opts.enable) + (config.enable_optional if config is not None else ()),
+            disabled=tuple(opts.disable),
             strict=opts.strict,
             python=sys.executable,
             abi=STATE.abi_context,
             abi_factory=abi_context,
         )
+        extra: Dict[str, Any] = {"excluded": excluded}
+        if config is not None:
+            extra["preferences"] = config.preferences
         return VariantEngine(
-            VariantSettings(enabled=True, forced=forced, support=support),
+            VariantSettings(enabled=True, forced=forced, support=support, **extra),
             plugin_installer=_plugin_installer(finder, options),
         )
 

@@ -81,6 +81,12 @@ def pip_arguments(args: argparse.Namespace) -> List[str]:
         out += ["--variant-enable", namespace]
     if args.variant_strict:
         out.append("--variant-strict")
+    for item in args.variant_exclude or []:
+        out += ["--variant-exclude", item]
+    for namespace in args.variant_disable or []:
+        out += ["--variant-disable", namespace]
+    if args.variant_config:
+        out += ["--variant-config", args.variant_config]
     if args.no_variants:
         out.append("--no-variants")
     return out
@@ -243,5 +249,11 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
                    help="enable this optional provider, as 'pip install --variant-enable' (repeat)")
     p.add_argument("--variant-strict", action="store_true",
                    help="fail instead of falling back when a provider fails or is not trusted (as pip install)")
+    p.add_argument("--variant-exclude", action="append", metavar="NAME=LABEL", type=_name_label,
+                   help="never choose this label of NAME, as 'pip install --variant-exclude' (repeat)")
+    p.add_argument("--variant-disable", action="append", metavar="NAMESPACE",
+                   help="treat this namespace as unsupported, as 'pip install --variant-disable' (repeat)")
+    p.add_argument("--variant-config", metavar="FILE",
+                   help="variant priorities in variantlib's variants.toml format, as 'pip install --variant-config'")
     p.add_argument("--no-variants", action="store_true", help="ignore variant wheels, as stock pip does")
     p.add_argument("--json", action="store_true", help="print JSON for machines")

@@ -36,12 +36,16 @@ SETTING_ENV_VARS: Tuple[str, ...] = (
     "PIP_ALLOW_VARIANT_PLUGIN",
     "PIP_VARIANT_ENABLE",
     "PIP_VARIANT_STRICT",
+    "PIP_VARIANT_EXCLUDE",
+    "PIP_VARIANT_DISABLE",
+    "PIP_VARIANT_CONFIG",
 )
 #: pip-variants' own variables (not pip options).
 OWN_ENV_VARS: Tuple[str, ...] = ("PIP_VARIANTS_CACHE_DIR", "PIP_VARIANTS_NO_CACHE")
 #: The same options as pip.conf keys (any section: [global], [install], ...).
 PIP_CONFIG_KEYS: Tuple[str, ...] = (
     "no-variants", "variant", "variant-profile", "allow-variant-plugin", "variant-enable", "variant-strict",
+    "variant-exclude", "variant-disable", "variant-config",
 )
 
 _FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})

@@ -256,3 +256,23 @@ def test_explain_cli_subprocess(run_cli, demo_dir):
     assert "nope.json" in bad_profile.stderr and len(bad_profile.stderr.strip().splitlines()) == 1
     usage = run_cli("explain", "demo-tensor", "--variant", "badspec")
     assert usage.returncode == 2 and "'badspec' is not NAME=LABEL" in usage.stderr
+
+
+def test_variant_options_are_forwarded_to_pip():
+    import argparse
+
+    from pip_variants.cli import explain as cli_explain
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    cli_explain.register(sub)
+    args = parser.parse_args([
+        "explain", "torch", "--variant-exclude", "torch=cu126", "--variant-disable", "tpu",
+        "--variant-config", "v.toml", "--variant-strict",
+    ])
+    assert cli_explain.pip_arguments(args) == [
+        "--variant-strict", "--variant-exclude", "torch=cu126", "--variant-disable", "tpu",
+        "--variant-config", "v.toml",
+    ]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["explain", "torch", "--variant-exclude", "torch"])

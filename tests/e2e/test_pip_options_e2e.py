@@ -94,6 +94,24 @@ def test_variant_forces_a_supported_label(variant_venv, release, index, how):
     assert chosen == vfile("mkl"), stderr
 
 
+def test_exclude_disable_and_priorities_reorder_among_supported_builds(variant_venv, release, index, tmp_path):
+    # ob is the release's first choice; each option moves pip off it, never onto the unsupported acc
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-exclude", "pkg=ob")
+    assert chosen == vfile("mkl"), stderr
+    chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_VARIANT_EXCLUDE="pkg=ob pkg=mkl")
+    assert chosen == PLAIN, stderr
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-disable", "blas_lapack")
+    assert chosen == PLAIN, stderr
+    config = tmp_path / "variants.toml"
+    config.write_text('property_priorities.blas_lapack.library = ["accelerate", "mkl"]\n')
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-config", str(config))
+    assert chosen == vfile("mkl"), stderr
+    config.write_text('property_priorities.blas_lapack.library = "mkl"\n')
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-config", str(config), check=False)
+    assert chosen is None and f"variant config {config}: property_priorities.blas_lapack.library" in stderr
+    assert_clean(stderr)
+
+
 def test_variant_forces_an_unsupported_label_with_a_warning(variant_venv, release, index):
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant", "pkg=acc")
     assert chosen == vfile("acc"), stderr

@@ -12,15 +12,19 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+#: what configure_finder exports for pip's subprocesses
+_EXPORTED = (
+    "PIP_NO_VARIANTS", "PIP_VARIANT", "PIP_VARIANT_PROFILE", "PIP_ALLOW_VARIANT_PLUGIN", "PIP_VARIANT_ENABLE",
+    "PIP_VARIANT_STRICT", "PIP_VARIANT_EXCLUDE", "PIP_VARIANT_DISABLE", "PIP_VARIANT_CONFIG",
+)
+
+
 @pytest.fixture
 def patched(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """Every hook installed on the real pip; everything restored afterwards."""
     import pip_variants._pip as integration
 
-    for name in (
-        "PIP_NO_VARIANTS", "PIP_VARIANT", "PIP_VARIANT_PROFILE", "PIP_ALLOW_VARIANT_PLUGIN",
-        "PIP_VARIANT_ENABLE", "PIP_VARIANT_STRICT",
-    ):
+    for name in _EXPORTED:
         monkeypatch.delenv(name, raising=False)
     integration.uninstall()
     integration.install()
@@ -29,8 +33,7 @@ def patched(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     finally:
         integration.uninstall()
         # configure_finder exports settings for pip's subprocesses
-        for name in ("PIP_NO_VARIANTS", "PIP_VARIANT", "PIP_VARIANT_PROFILE",
-                     "PIP_ALLOW_VARIANT_PLUGIN", "PIP_VARIANT_ENABLE", "PIP_VARIANT_STRICT"):
+        for name in _EXPORTED:
             os.environ.pop(name, None)
 
 

@@ -51,6 +51,16 @@ def test_command_line_values(patched):
     assert opts.pip_variants_strict is True
 
 
+def test_ordering_and_exclusion_options(patched):
+    opts, _ = _command("install").parse_args([
+        "--variant-exclude", "torch=cu126", "--variant-exclude", "torch=cu128", "--variant-disable", "tpu",
+        "--variant-config", "variants.toml", "pkg",
+    ])
+    assert opts.pip_variants_exclude == ["torch=cu126", "torch=cu128"]
+    assert opts.pip_variants_disable == ["tpu"]
+    assert opts.pip_variants_config == "variants.toml"
+
+
 def test_defaults(patched):
     opts, _ = _command("download").parse_args(["pkg"])
     assert opts.pip_variants_variant == []

@@ -53,6 +53,30 @@ def test_exports_effective_settings(patched, tmp_path):
     assert "PIP_NO_VARIANTS" not in os.environ
 
 
+def test_exclusions_disabled_namespaces_and_priorities_reach_the_engine(patched, tmp_path):
+    config = tmp_path / "variants.toml"
+    config.write_text('namespace_priorities = ["x86_64"]\nenable_optional_plugins = ["dbg"]\n')
+    _, ctx = _configure(pip_variants_exclude=["Torch=cu126 torch=cu128"], pip_variants_disable=["tpu,amd"],
+                        pip_variants_config=str(config), pip_variants_enable=["x"])
+    settings = ctx.engine.settings
+    assert dict(settings.excluded) == {"torch": ("cu126", "cu128")}
+    assert settings.preferences.namespaces == ("x86_64",)
+    assert settings.support.disabled == ("tpu", "amd")
+    assert settings.support.enabled_optional == ("x", "dbg")
+    assert os.environ["PIP_VARIANT_EXCLUDE"] == "Torch=cu126 torch=cu128"
+    assert os.environ["PIP_VARIANT_DISABLE"] == "tpu amd"
+    assert os.environ["PIP_VARIANT_CONFIG"] == str(config)
+
+
+def test_bad_config_or_exclusion_is_a_pip_error(patched, tmp_path):
+    bad = tmp_path / "variants.toml"
+    bad.write_text("namespace_priorities = 'x86_64'\n")
+    with pytest.raises(VariantInstallationError, match=f"variant config {bad}: namespace_priorities must be a list"):
+        _configure(pip_variants_config=str(bad))
+    with pytest.raises(VariantInstallationError, match="invalid --variant-exclude value 'torch'"):
+        _configure(pip_variants_exclude=["torch"])
+
+
 def test_no_variants(patched):
     finder, ctx = _configure(pip_variants_no_variants=True)
     assert ctx is None and getattr(finder, ATTR, None) is None
