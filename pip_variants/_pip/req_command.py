@@ -134,6 +134,14 @@ def _where_variant_is_set(parse: Callable[[Sequence[str]], Any], value: Optional
     return ""
 
 
+def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
+    """``read(value)``; its own error (a bad file or value) becomes pip's one-line error."""
+    try:
+        return read(value)
+    except errors as exc:
+        raise VariantInstallationError(str(exc)) from None
+
+
 def configure_finder(command: str, options: Any, session: Any, finder: Any) -> Optional[FinderContext]:
     """Decide variants for this command and attach the state to ``finder``."""
     opts = Options(options)
@@ -159,26 +167,17 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if opts.profile:
         from ..profile import InvalidProfile, load_profile
 
-        try:
-            profile = load_profile(opts.profile)
-        except InvalidProfile as exc:
-            raise VariantInstallationError(str(exc)) from None
+        profile = _read_option(load_profile, opts.profile, InvalidProfile)
     config = None
     if opts.config:
         from ..variant_config import InvalidVariantConfig, load_variant_config
 
-        try:
-            config = load_variant_config(opts.config)
-        except InvalidVariantConfig as exc:
-            raise VariantInstallationError(str(exc)) from None
+        config = _read_option(load_variant_config, opts.config, InvalidVariantConfig)
     excluded: Dict[str, Tuple[str, ...]] = {}
     if opts.exclude:
         from ..engine import VariantError, parse_excluded
 
-        try:
-            excluded = parse_excluded(opts.exclude)
-        except VariantError as exc:
-            raise VariantInstallationError(str(exc)) from None
+        excluded = _read_option(parse_excluded, opts.exclude, VariantError)
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced
