@@ -53,3 +53,25 @@ def test_admits_any_without_a_range_or_with_a_broken_one():
     assert admits_any("pkg; python_version >= '3'", ("0.0.1",))
     assert not admits_any("pkg~=1", ("1.0",))  # not a version range packaging accepts
     assert admits_any("pkg>=5,<6", ("0.0.1", "5.1"))
+
+
+@pytest.mark.parametrize("text", [
+    "pkg", "pkg>=1", "pkg >= 1 , < 2", "pkg==1.0.*", "pkg[x]>=1", "pkg ; python_version>'3'", "pkg>=1,garbage",
+    "pkg=1", "-pkg", "pkg-", "pkg>=", "pkg @ https://x", "pkg~=1.0", "pkg===1.0", "pkg>=1.0rc1", "pkg>=1 2",
+    "pkg\t>=1", " pkg ", "Provider.Variant_x86-64 >=0.0.1", "pkg!=1.*", "", "pkg>=1,", "pkg (>=1)",
+])
+def test_the_hand_reader_never_accepts_what_the_regex_refuses(text):
+    from pip_variants import requirements
+
+    by_hand, m = requirements._split_by_hand(text), requirements._simple_re().match(text)
+    if by_hand is not None:
+        assert m is not None and m.group("name") == by_hand[0]
+        assert (m.group("spec") or "").replace(" ", "").replace("\t", "") == by_hand[1].replace(" ", "").replace("\t", "")
+
+
+def test_plain_entries_do_not_compile_the_regex():
+    code = ("from pip_variants import requirements as r; "
+            "r.first_active_requirement(['nvidia-variant-provider>=0.0.2,<1.0.0']); "
+            "r.admits_any('x86-64-variant-provider>=0.2', ('0.2.1',)); print(r._simple_re.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"
