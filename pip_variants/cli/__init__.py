@@ -178,4 +178,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 #: module -> the distribution pip-variants depends on for it (an uninstalled one is
 #: one line of advice, not a traceback)
 _DEPENDENCIES = {"packaging": "packaging", "cpuinfo": "py-cpuinfo", "pynvml": "nvidia-ml-py",
-                 "importlib_metadata": "importlib-metadata"}
+                 "importlib_metadata": "importlib-metadata", "tomli": "tomli"}
