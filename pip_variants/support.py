@@ -359,7 +359,11 @@ class SupportResolver:
             )
         support = self._from_code(info)
         if support.source == "untrusted" and s.strict:  # WHEEL-VARIANTS §11 #22: strict makes it an error
-            raise StrictVariantError(support.notice or f"no trusted provider for variant namespace {ns!r}")
+            notice = support.notice or f"no trusted provider for variant namespace {ns!r}"
+            for said in (", so it is not run and its variants are skipped", ", so its variants are skipped",
+                         "; its variants are skipped", " so its variants are skipped"):
+                notice = notice.replace(said, "")
+            raise StrictVariantError(notice)
         return support
 
     def _marker_true(self, marker: str) -> bool:

@@ -1,7 +1,9 @@
 """User priorities in variantlib's ``variants.toml`` format (``--variant-config FILE``).
 
-The file reorders the variants this machine supports; it never makes one
-supported (WHEEL-VARIANTS.md §7.2, CFG-6). Every key is optional::
+The priorities reorder the variants this machine supports; they never make
+one supported (WHEEL-VARIANTS.md §7.2, CFG-6). ``enable_optional_plugins`` is
+the exception, on purpose: like ``--variant-enable`` it turns on providers a
+release marks optional. Every key is optional::
 
     namespace_priorities = ["x86_64", "nvidia"]          # namespaces, most preferred first
     feature_priorities.nvidia = ["sm_arch"]              # per namespace: features first

@@ -152,7 +152,7 @@ def _user_error(exc: Exception) -> Optional[VariantInstallationError]:
     if isinstance(exc, VariantLabelNotFound):
         return VariantInstallationError(str(exc))
     if isinstance(exc, StrictVariantError):
-        return VariantInstallationError(f"{exc} (--variant-strict makes provider failures fatal)")
+        return VariantInstallationError(f"{exc} (--variant-strict makes this an error)")
     return None
 
 
@@ -167,7 +167,10 @@ def _summary(out: Outcome) -> str:
             parts.append("...")
     for url, why in list(out.dropped_links.items())[:2]:
         parts.append(f"{url.rsplit('/', 1)[-1]}: {why}")
-    return "no variant fits this machine" + (f" ({'; '.join(parts)})" if parts else "")
+    rejected = out.selection.rejected.values() if out.selection is not None else ()
+    what = ("no variant fits this machine or was left by --variant-exclude"
+            if any(r.reason == "excluded" for r in rejected) else "no variant fits this machine")
+    return what + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) -> List[Any]:

@@ -100,7 +100,7 @@ def make_options() -> List[Option]:
             default=[],
             metavar="NAME=LABEL",
             help="Never choose the variant LABEL of project NAME (pip takes the next best "
-            "build). Can be given several times.",
+            "build; --variant naming it still installs it). Can be given several times.",
         ),
         Option(
             "--variant-disable",
@@ -118,7 +118,8 @@ def make_options() -> List[Option]:
             default=None,
             help="Variant priorities in variantlib's variants.toml format "
             "(namespace_priorities, feature_priorities, property_priorities): they reorder "
-            "the variants this machine supports, never add one.",
+            "the variants this machine supports, never add one; its enable_optional_plugins "
+            "enables optional providers, as --variant-enable does.",
         ),
     ]
 

@@ -32,6 +32,9 @@ ENV_NAMES = {
     "pip_variants_allow_plugin": "PIP_ALLOW_VARIANT_PLUGIN",
     "pip_variants_enable": "PIP_VARIANT_ENABLE",
     "pip_variants_strict": "PIP_VARIANT_STRICT",
+    "pip_variants_exclude": "PIP_VARIANT_EXCLUDE",
+    "pip_variants_disable": "PIP_VARIANT_DISABLE",
+    "pip_variants_config": "PIP_VARIANT_CONFIG",
 }
 
 

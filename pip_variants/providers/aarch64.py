@@ -241,7 +241,8 @@ class AArch64Provider:
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("provider-variant-aarch64", "aarch64-variant-provider")
     #: provider-variant-aarch64 0.0.1 (version), aarch64-variant-provider 0.2.0 (uv's)
-    versions: Tuple[str, ...] = ("0.0.1", "0.2.0")
+    versions: Mapping[str, Tuple[str, ...]] = {"provider-variant-aarch64": ("0.0.1",),
+                                               "aarch64-variant-provider": ("0.2.0",)}
     plugin_apis: Tuple[str, ...] = (
         "provider_variant_aarch64.plugin:AArch64Plugin",
         "provider_variant_aarch64",

@@ -31,7 +31,7 @@ import logging
 import os
 import re
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pip_variants.providers.base import FeatureConfig, ProviderError
 
@@ -420,7 +420,7 @@ class AmdProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("amd-variant-provider",)
-    versions: Tuple[str, ...] = ("0.0.2",)
+    versions: Mapping[str, Tuple[str, ...]] = {"amd-variant-provider": ("0.0.2",)}
     plugin_apis: Tuple[str, ...] = ("amd_variant_provider.plugin:AMDVariantPlugin",)
 
     def __init__(

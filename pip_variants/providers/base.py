@@ -62,16 +62,16 @@ class Provider(Protocol):
     stands in for; a metadata entry whose first ``requires`` item names one of
     them, with a version range that admits one of ``versions``, is served by
     this provider (PROVIDERS.md §3.3 step 4).
-    ``versions``: the published releases whose answers it reproduces (final
-    releases, e.g. ``"0.0.2"``); a range that admits none of them asks for a
-    plugin this is not, which then goes the way of any other plugin.
+    ``versions``: per package, the published releases whose answers it
+    reproduces (final releases, e.g. ``"0.0.2"``); a range that admits none of
+    them asks for a plugin this is not, which then goes the way of any other plugin.
     ``plugin_apis``: the published endpoints (``module:Object`` or ``module``)
     it stands in for.
     """
 
     namespace: str
     packages: Tuple[str, ...]
-    versions: Tuple[str, ...]
+    versions: Mapping[str, Tuple[str, ...]]
     plugin_apis: Tuple[str, ...]
 
     def supported_configs(self) -> List[FeatureConfig]:

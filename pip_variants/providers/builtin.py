@@ -111,7 +111,7 @@ def builtin_for(
         first = first_active_requirement(requires, environment)
         name = requirement_name(first) if first is not None else None
         if first is not None and name in provider.packages:
-            if not admits_any(first, provider.versions):
+            if not admits_any(first, tuple(provider.versions.get(name, ()))):
                 return None
             if plugin_api is not None and not _endpoint_of(provider, plugin_api):
                 return None

@@ -332,7 +332,8 @@ class IntelProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("intel-variant-provider",)
-    versions: Tuple[str, ...] = ("0.0.3",)
+    #: 0.0.2 runs the same detection and table
+    versions: Mapping[str, Tuple[str, ...]] = {"intel-variant-provider": ("0.0.2", "0.0.3")}
     plugin_apis: Tuple[str, ...] = ("intel_variant_provider.plugin:IntelVariantPlugin",)
 
     def __init__(self, *, pci_root: Optional[str] = None) -> None:

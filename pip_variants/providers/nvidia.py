@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from pip_variants.providers._host import stat_signature
 from pip_variants.providers.base import FeatureConfig, ProviderError
@@ -389,7 +389,7 @@ class NvidiaProvider:
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("nvidia-variant-provider",)
     #: nvidia-variant-provider 0.0.1 and 0.0.2 emit the same lists
-    versions: Tuple[str, ...] = ("0.0.1", "0.0.2")
+    versions: Mapping[str, Tuple[str, ...]] = {"nvidia-variant-provider": ("0.0.1", "0.0.2")}
     plugin_apis: Tuple[str, ...] = ("nvidia_variant_provider.plugin:NvidiaVariantPlugin",)
 
     def supported_configs(self) -> List[FeatureConfig]:

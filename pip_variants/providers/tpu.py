@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Dict, FrozenSet, List, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Tuple
 
 from pip_variants.providers._host import read_hex
 from pip_variants.providers.base import FeatureConfig
@@ -64,7 +64,7 @@ class TpuProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("tpu-variant-provider",)
-    versions: Tuple[str, ...] = ("0.1.0",)
+    versions: Mapping[str, Tuple[str, ...]] = {"tpu-variant-provider": ("0.1.0",)}
     plugin_apis: Tuple[str, ...] = ("tpu_variant_provider.plugin:TpuVariantPlugin",)
 
     def __init__(self, *, pci_root: str = PCI_DEVICES) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 from pip_variants.providers.base import FeatureConfig, choice_override
 
@@ -229,7 +229,8 @@ class X8664Provider:
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("provider-variant-x86-64", "x86-64-variant-provider")
     #: provider-variant-x86-64 0.0.1 (level), x86-64-variant-provider 0.2.1 (uv's)
-    versions: Tuple[str, ...] = ("0.0.1", "0.2.1")
+    versions: Mapping[str, Tuple[str, ...]] = {"provider-variant-x86-64": ("0.0.1",),
+                                               "x86-64-variant-provider": ("0.2.1",)}
     plugin_apis: Tuple[str, ...] = (
         "provider_variant_x86_64.plugin:X8664Plugin",
         "provider_variant_x86_64",

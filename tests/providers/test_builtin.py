@@ -106,7 +106,11 @@ def test_no_match_by_package(namespace, requires) -> None:
         ("nvidia", ["nvidia-variant-provider==0.0.3"], None),
         ("x86_64", ["x86_64-variant-provider>=0.3"], None),
         ("tpu", ["tpu-variant-provider<0.1"], None),
-        ("intel", ["intel-variant-provider==0.0.2"], None),
+        ("intel", ["intel-variant-provider==0.0.1"], None),
+        # each package's own releases: uv's x86-64 package never had 0.0.1, WheelNext's never 0.2.1
+        ("x86_64", ["x86-64-variant-provider==0.0.1"], None),
+        ("x86_64", ["provider-variant-x86-64==0.2.1"], None),
+        ("aarch64", ["provider-variant-aarch64>=0.2"], None),
         ("nvidia", ["nvidia-variant-provider~=1.0; python_version >= '3'"], None),
         # an endpoint outside the package: another plugin under a borrowed name
         ("nvidia", ["nvidia-variant-provider==0.0.1"], "other_module:Plugin"),
