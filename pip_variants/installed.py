@@ -306,11 +306,8 @@ def check_installed(
     """
     variants = list(iter_installed_variants(paths))
     results: List[CheckResult] = []
-    if profile_path:  # a bad profile is an error even with nothing to check against it
-        from .profile import load_profile
-
-        load_profile(profile_path)
-    if variants:
+    # Made (and a profile read) even with nothing installed: a bad profile is an error either way.
+    if variants or profile_path:
         from .support import SupportResolver
 
         resolver = SupportResolver.for_profile_path(profile_path or "", python)

@@ -33,8 +33,14 @@ def _simple_re() -> "re.Pattern[str]":
     )
 
 
+_OPERATORS = ("===", "~=", "==", "!=", "<=", ">=", "<", ">")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _VERSION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.*+!_-")
+
+
+def _operator(clause: str) -> Optional[str]:
+    """The PEP 440 operator ``clause`` (stripped) starts with, if any."""
+    return next((o for o in _OPERATORS if clause.startswith(o)), None)
 
 
 def _split_by_hand(text: str) -> Optional[Tuple[str, str]]:
@@ -50,7 +56,7 @@ def _split_by_hand(text: str) -> Optional[Tuple[str, str]]:
     if spec:
         for clause in spec.split(","):
             clause = clause.strip()
-            op = next((o for o in _OPERATORS if clause.startswith(o)), None)
+            op = _operator(clause)
             version = clause[len(op):].strip() if op is not None else ""
             if not version or not set(version) <= _VERSION_CHARS:
                 return None
@@ -115,9 +121,6 @@ def first_active_requirement(
     return next(active_requirements(requires, environment), None)
 
 
-_OPERATORS = ("===", "~=", "==", "!=", "<=", ">=", "<", ">")
-
-
 def _release(text: str) -> Optional[Tuple[int, ...]]:
     """``"1.2.0"`` -> ``(1, 2, 0)``; ``None`` for anything but a plain release number."""
     parts = text.split(".")
@@ -135,7 +138,7 @@ def _clause_admits(clause: str, version: Tuple[int, ...]) -> Optional[bool]:
     """PEP 440 for one clause and a final release; ``None`` where only packaging can tell
     (pre-, post-, dev- or local versions in the clause, ``===``, an epoch)."""
     clause = clause.strip()
-    op = next((o for o in _OPERATORS if clause.startswith(o)), None)
+    op = _operator(clause)
     if op is None or op == "===":
         return None
     target = clause[len(op):].strip()
