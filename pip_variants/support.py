@@ -312,11 +312,11 @@ class SupportResolver:
                 # packaging's InvalidRequirement, UndefinedComparison, UndefinedEnvironmentName
                 # (a KeyError), ...: the metadata's 'requires' or 'enable-if' is unusable. That
                 # namespace is off; the rest of the release, and every other release, go on.
-                self._memo[info] = NamespaceSupport(
-                    info.namespace, {}, "failed",
-                    f"the variant metadata's provider entry for namespace {info.namespace!r} cannot be "
-                    f"used ({type(exc).__name__}: {exc}); variants using it are skipped",
-                )
+                what = (f"the variant metadata's provider entry for namespace {info.namespace!r} cannot be "
+                        f"used ({type(exc).__name__}: {exc})")
+                if self.settings.strict:
+                    raise StrictVariantError(what) from None
+                self._memo[info] = NamespaceSupport(info.namespace, {}, "failed", f"{what}; variants using it are skipped")
         return self._memo[info]
 
     # -- the ladder ---------------------------------------------------------------
@@ -357,14 +357,7 @@ class SupportResolver:
                 f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported"
                 if s.profile_notices else None,
             )
-        support = self._from_code(info)
-        if support.source == "untrusted" and s.strict:  # WHEEL-VARIANTS §11 #22: strict makes it an error
-            notice = support.notice or f"no trusted provider for variant namespace {ns!r}"
-            for said in (", so it is not run and its variants are skipped", ", so its variants are skipped",
-                         "; its variants are skipped", " so its variants are skipped"):
-                notice = notice.replace(said, "")
-            raise StrictVariantError(notice)
-        return support
+        return self._from_code(info)
 
     def _marker_true(self, marker: str) -> bool:
         from packaging.markers import Marker
@@ -380,13 +373,12 @@ class SupportResolver:
         if builtin is not None:
             return self._run(ns, builtin, f"builtin:{ns}")
         if info.kind == "unspecified":
-            return NamespaceSupport(
-                ns, {}, "untrusted",
-                f"no provider known for variant namespace {ns!r} (the metadata names none)",
-            )
+            return self._untrusted(ns, f"no provider known for variant namespace {ns!r} (the metadata names none)")
         req = _first_requirement(info.requires, self.settings.marker_environment)
-        if req is None:
-            return NamespaceSupport(ns, {}, "failed", f"variant provider for {ns!r}: no usable 'requires' entry")
+        if req is None:  # PROVIDERS §PV-3: one entry must survive the markers in every environment
+            return self._failed(ns, ProviderError(
+                f"for {ns!r}", "no usable 'requires' entry (every entry is unparsable or excluded by its marker)"
+            ))
         from .providers.plugins import default_plugin_api
 
         api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
@@ -414,11 +406,10 @@ class SupportResolver:
                                      f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
-        what = f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted"
-        allow = f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}"
-        if self.settings.strict:
-            raise StrictVariantError(f"{what}; {allow}")
-        return NamespaceSupport(ns, {}, "untrusted", f"{what}, so its variants are skipped; {allow}")
+        return self._untrusted(
+            ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted",
+            f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
+        )
 
     def _trusted_requirements(self, ns: str, info: ProviderInfo) -> Union[List[str], NamespaceSupport]:
         """What to install for an allowed plugin: every active ``requires``
@@ -435,32 +426,32 @@ class SupportResolver:
         for text in active_requirements(info.requires, self.settings.marker_environment):
             req = Requirement(text)
             if req.url:
-                return NamespaceSupport(
-                    ns, {}, "untrusted",
+                return self._untrusted(
+                    ns,
                     f"variant provider {req.name!r} for namespace {ns!r} is to come from {req.url}, not from "
-                    f"an index: pip-variants installs plugins only from the install's own indexes, so its "
-                    f"variants are skipped (install the plugin yourself to use it)",
+                    f"an index: pip-variants installs plugins only from the install's own indexes",
+                    "install the plugin yourself to use it",
                 )
             allowance = _allowance(self.settings, req)
             if allowance is None:
                 untrusted.append(_canonical(req.name))
             elif allowance:  # NAME==VERSION: that version only
                 if req.specifier and not req.specifier.contains(allowance, prereleases=True):
-                    return NamespaceSupport(
-                        ns, {}, "untrusted",
+                    return self._untrusted(
+                        ns,
                         f"variant provider {req.name!r} for namespace {ns!r}: only version {allowance} "
-                        f"is allowed, but the metadata requires {req}; its variants are skipped",
+                        f"is allowed, but the metadata requires {req}",
                     )
                 extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
                 requirements.append(f"{req.name}{extras}=={allowance}")
             else:
                 requirements.append(str(req))
         if untrusted:
-            return NamespaceSupport(
-                ns, {}, "untrusted",
+            return self._untrusted(
+                ns,
                 f"variant provider for namespace {ns!r} also needs {', '.join(untrusted)}, which "
-                f"{'is' if len(untrusted) == 1 else 'are'} not trusted, so its variants are skipped; to "
-                f"allow {'it' if len(untrusted) == 1 else 'them'}, pass "
+                f"{'is' if len(untrusted) == 1 else 'are'} not trusted",
+                f"to allow {'it' if len(untrusted) == 1 else 'them'}, pass "
                 + " ".join(f"--allow-variant-plugin {name}" for name in untrusted),
             )
         return requirements
@@ -484,11 +475,17 @@ class SupportResolver:
             if _is_editable(req.name):
                 what += (" (an editable install lists none of its modules: register the plugin in its "
                          "'variant_plugins' entry-point group, or install it without -e)")
-        return NamespaceSupport(
-            ns, {}, "untrusted",
-            f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}, "
-            "so it is not run and its variants are skipped",
-        )
+        return self._untrusted(ns, f"variant provider for namespace {ns!r}: plugin-api {api!r} {what}",
+                               consequence="so it is not run and its variants are skipped")
+
+    def _untrusted(self, ns: str, reason: str, hint: str = "", *,
+                   consequence: str = "so its variants are skipped") -> NamespaceSupport:
+        """A provider that may not run: its namespace supports nothing, or, in
+        strict mode, an error (WHEEL-VARIANTS §11 #22) saying ``reason`` and ``hint``."""
+        if self.settings.strict:
+            raise StrictVariantError(f"{reason}; {hint}" if hint else reason)
+        tail = f"; {hint}" if hint else ""
+        return NamespaceSupport(ns, {}, "untrusted", f"{reason}, {consequence}{tail}")
 
     def _failed(self, ns: str, exc: ProviderError) -> NamespaceSupport:
         if self.settings.strict:

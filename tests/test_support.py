@@ -147,6 +147,56 @@ def test_an_unusable_provider_entry_turns_off_its_namespace_only(entry, words):
     assert resolver.namespace_support(md.provider("nvidia")).source == "builtin:nvidia"  # the rest goes on
 
 
+@pytest.mark.parametrize("entry, words", [
+    ({"requires": ["blas-provider>=1 garbage"], "plugin-api": "blas_provider:P"}, "no usable 'requires' entry"),
+    ({"requires": ["blas-provider; sys_platform == 'no-such-os'"], "plugin-api": "blas_provider:P"},
+     "excluded by its marker"),
+    ({"requires": ["blas-provider==1..2"], "plugin-api": "blas_provider:P"}, "cannot be used"),
+    ({"requires": ["blas-provider @ https://example.invalid/p.tar.gz"]}, "not installed and not trusted"),
+])
+def test_strict_makes_an_unusable_provider_entry_an_error(entry, words):
+    """§3.6: --variant-strict turns every provider that cannot answer into an error."""
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["blas_lapack"]},
+        "providers": {"blas_lapack": entry},
+        "variants": {"ob": {"blas_lapack": {"library": ["openblas"]}}},
+    }, "pkg-1.0-variants.json")
+    with pytest.raises(StrictVariantError, match=words) as info:
+        SupportResolver(SupportSettings(strict=True)).namespace_support(md.provider("blas_lapack"))
+    assert "skipped" not in str(info.value)  # an error says what is wrong, not what a fallback would do
+    lenient = SupportResolver(SupportSettings()).namespace_support(md.provider("blas_lapack"))
+    assert lenient.source in ("failed", "untrusted") and "skipped" in (lenient.notice or "")
+
+
+def test_strict_untrusted_notices_lose_only_the_fallback_words():
+    """Each untrusted reason keeps its hint in strict mode and drops "its variants are skipped"."""
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+        "default-priorities": {"namespace": ["blas_lapack", "other"]},
+        "providers": {
+            "blas_lapack": {"requires": ["blas-provider", "evil-pkg"], "plugin-api": "blas_provider:P"},
+            "other": {"requires": ["other-provider @ https://example.invalid/p.tar.gz"],
+                      "plugin-api": "other_provider:P"},
+        },
+        "variants": {"ob": {"blas_lapack": {"library": ["openblas"]}}, "o": {"other": {"f": ["v"]}}},
+    }, "pkg-1.0-variants.json")
+    settings = dict(allowed_plugins=("blas-provider", "other-provider"))
+    installer = lambda requirements: pytest.fail("nothing may be installed")  # noqa: E731
+    lenient = SupportResolver(SupportSettings(**settings), installer)
+    strict = SupportResolver(SupportSettings(strict=True, **settings), installer)
+    for ns, reason, hint in (
+        ("blas_lapack", "also needs evil-pkg, which is not trusted", "; to allow it, pass --allow-variant-plugin evil-pkg"),
+        ("other", "not from an index: pip-variants installs plugins only from the install's own indexes",
+         "; install the plugin yourself to use it"),
+    ):
+        notice = lenient.namespace_support(md.provider(ns)).notice or ""
+        assert notice.endswith(f"{reason}, so its variants are skipped{hint}"), notice
+        with pytest.raises(StrictVariantError) as info:
+            strict.namespace_support(md.provider(ns))
+        assert str(info.value).endswith(reason + hint), str(info.value)
+
+
 def test_enable_if_evaluated_against_target_environment():  # §11 behaviour 17
     md = parse_metadata({
         "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
