@@ -50,7 +50,6 @@ __all__ = [
     "describing_only",
     "find_variant_json",
     "check_consistency",
-    "merge_metadata",
     "to_json_dict",
     "dumps",
 ]
@@ -564,14 +563,14 @@ def describing_only(md: VariantMetadata, label: str) -> VariantMetadata:
 # ----------------------------------------------------------------------- consistency
 
 
-def _is_prefix(a: Sequence[str], b: Sequence[str]) -> bool:
+def one_is_prefix(a: Sequence[str], b: Sequence[str]) -> bool:
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     return tuple(long_[: len(short)]) == tuple(short)
 
 
 def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str) -> Optional[str]:
     """Why a wheel's ``variant.json`` disagrees with the index file, or ``None`` (IX-3, PV-5)."""
-    if not _is_prefix(index.namespaces, wheel.namespaces):
+    if not one_is_prefix(index.namespaces, wheel.namespaces):
         return (
             f"namespace priorities differ: wheel {list(wheel.namespaces)} vs index {list(index.namespaces)}"
         )
@@ -584,58 +583,6 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
             if ns in index.providers and ns in wheel.providers and index.providers[ns] != wheel.providers[ns]:
                 return f"provider for namespace {ns!r} differs between the wheel and the index file"
     return None
-
-
-def merge_metadata(parts: Sequence[VariantMetadata], source: str) -> VariantMetadata:
-    """Combine per-wheel metadata into release metadata (PEP 825 step 5; IX-3/IX-4)."""
-    if not parts:
-        raise InvalidVariantMetadata(source, "nothing to merge")
-    namespaces: Tuple[str, ...] = ()
-    variants: Dict[str, PropertySet] = {}
-    providers: Dict[str, ProviderInfo] = {}
-    feature_prio: Dict[str, Tuple[str, ...]] = {}
-    property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}
-    invalid: Dict[str, str] = {}
-    for md in parts:
-        if not _is_prefix(namespaces, md.namespaces):
-            raise InvalidVariantMetadata(
-                source,
-                f"{md.source}: namespace priorities {list(md.namespaces)} conflict with {list(namespaces)}",
-            )
-        if len(md.namespaces) > len(namespaces):
-            namespaces = md.namespaces
-        for label, props in md.variants.items():
-            if (label in variants and variants[label] != props) or label in invalid:
-                raise InvalidVariantMetadata(source, f"{md.source}: label {label!r} has conflicting properties")
-            variants[label] = props
-        for label in md.invalid_labels:
-            if label in variants:  # valid in one part, invalid in another: not the same variant
-                raise InvalidVariantMetadata(source, f"{md.source}: label {label!r} has conflicting properties")
-        for ns, info in md.providers.items():
-            if ns in providers and providers[ns] != info:
-                raise InvalidVariantMetadata(source, f"{md.source}: provider for {ns!r} conflicts")
-            providers[ns] = info
-        for ns, feats in md.feature_priorities.items():
-            if feature_prio.setdefault(ns, feats) != feats:
-                raise InvalidVariantMetadata(source, f"{md.source}: feature priorities of {ns!r} conflict")
-        for ns, values_by_feature in md.property_priorities.items():
-            for f, vals in values_by_feature.items():
-                if property_prio.setdefault(ns, {}).setdefault(f, vals) != vals:
-                    raise InvalidVariantMetadata(
-                        source, f"{md.source}: value priorities of {ns} :: {f} conflict"
-                    )
-        invalid.update(md.invalid_labels)
-    schema = max(md.schema for md in parts)
-    return VariantMetadata(
-        source=source,
-        schema=schema,
-        namespaces=namespaces,
-        variants=variants,
-        providers=providers,
-        feature_priorities=feature_prio,
-        property_priorities=property_prio,
-        invalid_labels=invalid,
-    )
 
 
 # ------------------------------------------------------------------------- writing

@@ -4,7 +4,7 @@ re-exported here.
 
 Pure logic over files, no argparse and no pip. Everything written is read back
 with the same readers the installer uses (:func:`metadata.load_wheel_metadata`,
-:func:`metadata.merge_metadata`), so a publisher sees the installer's verdict
+:func:`metadata_merge.merge_metadata`), so a publisher sees the installer's verdict
 before uploading anything.
 """
 

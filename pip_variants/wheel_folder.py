@@ -33,9 +33,9 @@ from .metadata import (
     check_consistency,
     load_metadata,
     load_wheel_metadata,
-    merge_metadata,
     to_json_dict,
 )
+from .metadata_merge import merge_metadata
 
 __all__ = [
     "PublishError",

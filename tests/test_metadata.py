@@ -11,16 +11,14 @@ from pip_variants.metadata import (
     UnsupportedSchemaVersion,
     _is_object_reference,
     _schema_url_version,
-    check_consistency,
     dumps,
     load_metadata,
     load_wheel_metadata,
-    merge_metadata,
     parse_metadata,
     schema_version,
 )
 
-V020 = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+from support.metadata_docs import V003, V011, V020, V020_DOC
 
 # torch 2.8 as served by WheelNext's index: unversioned $schema, enable-if,
 # and the legacy null variant "00000000".
@@ -41,21 +39,6 @@ TORCH_28 = {
     },
 }
 
-V003 = {
-    "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
-    "default-priorities": {
-        "namespace": ["x86_64", "blas_lapack"],
-        "feature": {"blas_lapack": ["library", "int"]},
-        "property": {"x86_64": {"level": ["v3"]}},
-    },
-    "providers": {
-        "x86_64": {"requires": ["provider-variant-x86-64>=0.0.1"], "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"},
-        "blas_lapack": {"install-time": False, "optional": True},
-    },
-    "static-properties": {"blas_lapack": {"int": ["lp64"], "library": ["openblas", "mkl"]}},
-    "variants": {"v3": {"x86_64": {"level": ["v3"]}}, "mkl": {"blas_lapack": {"library": ["mkl"]}}, "null": {}},
-}
-
 V002 = {
     "$schema": "https://variants-schema.wheelnext.dev/v0.0.2.json",
     "default-priorities": {
@@ -65,23 +48,6 @@ V002 = {
     },
     "providers": {"blas": {"requires": [], "plugin-use": "none"}},
     "variants": {"mkl": {"blas": {"lib": "mkl"}}},
-}
-
-V011 = {
-    "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
-    "default-priorities": {"namespace": ["simd"]},
-    "variants": {"fast": {"simd": {"level": ["v2"]}}, "null": {}},
-}
-
-V020_DOC = {
-    "$schema": V020,
-    "default-priorities": {"namespace": ["nvidia", "blas_lapack", "abi"]},
-    "providers": {
-        "nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1"], "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"},
-        "blas_lapack": {"static-properties": {"library": ["openblas", "mkl"], "int": ["lp64", "ilp64"]}, "feature-order": ["library", "int"]},
-        "abi": {"builtin": "abi_dependency"},
-    },
-    "variants": {"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}, "null": {}},
 }
 
 
@@ -266,28 +232,6 @@ def test_wheel_metadata_must_describe_its_label():
         load_wheel_metadata(_wheel_bytes("fast", None), "fast")
 
 
-def test_consistency_and_merge():
-    index = parse_metadata(V020_DOC, "index")
-    wheel_doc = json.loads(json.dumps(V020_DOC))
-    wheel_doc["variants"] = {"cu128": json.loads(json.dumps(V020_DOC["variants"]["cu128"]))}
-    wheel = parse_metadata(wheel_doc, "wheel")
-    assert check_consistency(index, wheel, "cu128") is None
-    wheel_doc["variants"]["cu128"]["nvidia"]["cuda_version_lower_bound"] = ["12.9"]
-    assert "different properties" in check_consistency(index, parse_metadata(wheel_doc, "w"), "cu128")
-    other = json.loads(json.dumps(V020_DOC))
-    other["providers"]["nvidia"]["requires"] = ["other-provider"]
-    other["variants"] = {"cu128": V020_DOC["variants"]["cu128"]}
-    assert "provider" in check_consistency(index, parse_metadata(other, "w"), "cu128")
-
-    a = parse_metadata(dict(V011, variants={"fast": {"simd": {"level": ["v2"]}}}), "a.whl")
-    b = parse_metadata(dict(V011, variants={"null": {}}), "b.whl")
-    merged = merge_metadata([a, b], "dir")
-    assert set(merged.variants) == {"fast", "null"}
-    c = parse_metadata(dict(V011, variants={"fast": {"simd": {"level": ["v3"]}}}), "c.whl")
-    with pytest.raises(InvalidVariantMetadata, match="conflicting"):
-        merge_metadata([a, c], "dir")
-
-
 def test_a_label_with_an_undeclared_namespace_is_invalid_and_the_rest_usable():
     """WHEEL-VARIANTS App. B 6: that label is incompatible, not the whole file."""
     doc = json.loads(json.dumps(V011))
@@ -305,36 +249,6 @@ def test_feature_and_value_priorities_of_a_0_1_1_file_are_ignored():
     md = parse_metadata(doc, "x.json")
     assert md.schema == (0, 1, 1)
     assert md.feature_priorities == {} and md.property_priorities == {}
-
-
-def test_merge_refuses_different_priorities_for_the_same_namespace():
-    """IX-4: priorities that differ for one namespace conflict. A part that
-    gives none for it takes the other's (leniency: a wheel's own variant.json
-    need not repeat them)."""
-    a = parse_metadata(V003, "a")
-    same = parse_metadata(json.loads(json.dumps(V003)), "b")
-    assert merge_metadata([a, same], "dir").feature_priorities == a.feature_priorities
-    features = json.loads(json.dumps(V003))
-    features["default-priorities"]["feature"]["blas_lapack"] = ["int", "library"]
-    with pytest.raises(InvalidVariantMetadata, match="'blas_lapack' conflict"):
-        merge_metadata([a, parse_metadata(features, "c")], "dir")
-    values = json.loads(json.dumps(V003))
-    values["default-priorities"]["property"]["x86_64"]["level"] = ["v4"]
-    with pytest.raises(InvalidVariantMetadata, match="value priorities of x86_64 :: level conflict"):
-        merge_metadata([a, parse_metadata(values, "d")], "dir")
-    unlisted = json.loads(json.dumps(V003))
-    del unlisted["default-priorities"]["property"]
-    assert merge_metadata([parse_metadata(unlisted, "e"), a], "dir").property_priorities == a.property_priorities
-
-
-def test_merge_refuses_a_label_valid_in_one_part_and_invalid_in_another():
-    good = parse_metadata(V011, "a.whl")
-    doc = json.loads(json.dumps(V011))
-    doc["variants"] = {"fast": {"other": {"f": ["1"]}}}  # undeclared namespace: invalid there
-    bad = parse_metadata(doc, "b.whl")
-    for parts in ([good, bad], [bad, good]):
-        with pytest.raises(InvalidVariantMetadata, match="'fast' has conflicting properties"):
-            merge_metadata(parts, "dir")
 
 
 def test_write_020_round_trips():

@@ -306,7 +306,8 @@ class FinderContext:
         if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
             return  # one source with variants that fit, or reconciled before
         from pip_variants.engine import VariantLabelNotFound
-        from pip_variants.metadata import InvalidVariantMetadata, merge_metadata
+        from pip_variants.metadata import InvalidVariantMetadata
+        from pip_variants.metadata_merge import merge_metadata
 
         shown = ", ".join(redact(s) for s in fitting)
         try:
@@ -337,12 +338,8 @@ class FinderContext:
     def _compute(self, project: str, version: str, key: Tuple[str, str, str], candidates: Sequence[Any]) -> Outcome:
         # Absolute imports in the per-release paths: see filename_module.
         from pip_variants.engine import VariantLabelNotFound
-        from pip_variants.metadata import (
-            InvalidVariantMetadata,
-            check_consistency,
-            load_wheel_metadata,
-            merge_metadata,
-        )
+        from pip_variants.metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
+        from pip_variants.metadata_merge import merge_metadata
 
         source = key[0]
         out = Outcome()
