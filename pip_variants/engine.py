@@ -193,7 +193,10 @@ class VariantEngine:
         the release does not have, and :class:`StrictVariantError` in strict mode.
         """
         labels = list(metadata.variants) if labels is None else list(labels)
-        supported, answers = self.supported_for(metadata)
+        try:
+            supported, answers = self.supported_for(metadata)
+        except StrictVariantError as exc:
+            raise StrictVariantError(f"{project} {version}: {exc}") from None
         name = canonical_name(project)
         ranking = rank_variants(
             metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())

@@ -91,7 +91,8 @@ class NamespaceSupport:
 
 
 class StrictVariantError(Exception):
-    """A provider failed while ``--variant-strict`` asked for failures to be fatal."""
+    """``--variant-strict`` made a fallback fatal: a provider failed, may not run
+    (untrusted), or its ``providers`` entry cannot be used."""
 
 
 def _canonical(name: str) -> str:
@@ -311,12 +312,11 @@ class SupportResolver:
             except (ValueError, KeyError) as exc:  # not packaging's classes: importing it costs
                 # packaging's InvalidRequirement, UndefinedComparison, UndefinedEnvironmentName
                 # (a KeyError), ...: the metadata's 'requires' or 'enable-if' is unusable. That
-                # namespace is off; the rest of the release, and every other release, go on.
-                what = (f"the variant metadata's provider entry for namespace {info.namespace!r} cannot be "
-                        f"used ({type(exc).__name__}: {exc})")
-                if self.settings.strict:
-                    raise StrictVariantError(what) from None
-                self._memo[info] = NamespaceSupport(info.namespace, {}, "failed", f"{what}; variants using it are skipped")
+                # namespace is off (an error in strict mode); the rest of the release goes on.
+                detail = " ".join(str(exc).split())  # packaging's text spans lines, with a caret line
+                self._memo[info] = self._unusable(
+                    info.namespace, f"cannot be used ({type(exc).__name__}: {detail})"
+                )
         return self._memo[info]
 
     # -- the ladder ---------------------------------------------------------------
@@ -376,9 +376,8 @@ class SupportResolver:
             return self._untrusted(ns, f"no provider known for variant namespace {ns!r} (the metadata names none)")
         req = _first_requirement(info.requires, self.settings.marker_environment)
         if req is None:  # PROVIDERS §PV-3: one entry must survive the markers in every environment
-            return self._failed(ns, ProviderError(
-                f"for {ns!r}", "no usable 'requires' entry (every entry is unparsable or excluded by its marker)"
-            ))
+            return self._unusable(ns, "has no usable 'requires' entry (each one is unparsable or excluded "
+                                      "by its marker here)" if info.requires else "has no 'requires'")
         from .providers.plugins import default_plugin_api
 
         api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
@@ -440,7 +439,7 @@ class SupportResolver:
                     return self._untrusted(
                         ns,
                         f"variant provider {req.name!r} for namespace {ns!r}: only version {allowance} "
-                        f"is allowed, but the metadata requires {req}",
+                        f"is allowed, but the metadata requires '{req}'",
                     )
                 extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
                 requirements.append(f"{req.name}{extras}=={allowance}")
@@ -486,6 +485,17 @@ class SupportResolver:
             raise StrictVariantError(f"{reason}; {hint}" if hint else reason)
         tail = f"; {hint}" if hint else ""
         return NamespaceSupport(ns, {}, "untrusted", f"{reason}, {consequence}{tail}")
+
+    def _unusable(self, ns: str, what: str) -> NamespaceSupport:
+        """A ``providers`` entry the metadata gets wrong (PV-3, an unreadable
+        ``requires`` or ``enable-if``): its namespace supports nothing, or, in
+        strict mode, an error that says how to go on without it."""
+        what = f"the variant metadata's provider entry for namespace {ns!r} {what}"
+        if self.settings.strict:
+            raise StrictVariantError(
+                f"{what}; tell the release's publisher (--variant-disable {ns} goes on without this namespace)"
+            )
+        return NamespaceSupport(ns, {}, "failed", f"{what}; variants using it are skipped")
 
     def _failed(self, ns: str, exc: ProviderError) -> NamespaceSupport:
         if self.settings.strict:

@@ -339,7 +339,6 @@ class FinderContext:
         # Absolute imports in the per-release paths: see filename_module.
         from pip_variants.engine import VariantLabelNotFound
         from pip_variants.metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
-        from pip_variants.metadata_merge import merge_metadata
 
         source = key[0]
         out = Outcome()
@@ -380,6 +379,8 @@ class FinderContext:
                     f"no usable variant.json in the variant wheels of {project} {version} in {redact(source)}"
                 )
                 return out
+            from pip_variants.metadata_merge import merge_metadata
+
             try:
                 out.metadata = merge_metadata(parts, f"{redact(source)} (variant.json of the wheels)")
             except InvalidVariantMetadata as exc:

@@ -48,7 +48,15 @@ class Deferred:
                 groups.setdefault(_compat.link_source(cand.link), []).append(cand)
         if len(groups) > 1:
             fctx.prefetch(ctx.project, [(self.version, source) for source in groups])
-        outcomes = fctx.outcomes_across_sources(ctx.project, self.version, groups)
+        try:
+            outcomes = fctx.outcomes_across_sources(ctx.project, self.version, groups)
+        except Exception as exc:  # settled inside pip's resolver: a user error must read as one
+            from .errors import as_user_error
+
+            user_error = as_user_error(exc)
+            if user_error is None:
+                raise
+            raise user_error from None
         for problem in dict.fromkeys(out.problem for out in outcomes.values() if out.conflict):
             # H4 says why a release it settles has no variant; for this one nobody else would.
             messages.warn_once(f"pip-variants: {problem}; ignoring its variant wheels")

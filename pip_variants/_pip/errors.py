@@ -6,9 +6,11 @@ and exits with status 1, with no traceback.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ._compat import InstallationError, UnsupportedWheel
 
-__all__ = ["VariantInstallationError", "UnsupportedVariantWheel"]
+__all__ = ["VariantInstallationError", "UnsupportedVariantWheel", "as_user_error"]
 
 
 class VariantInstallationError(InstallationError):
@@ -18,3 +20,17 @@ class VariantInstallationError(InstallationError):
 
 class UnsupportedVariantWheel(UnsupportedWheel):
     """A local or direct-URL variant wheel that this machine does not support."""
+
+
+def as_user_error(exc: Exception, about: str = "") -> Optional[VariantInstallationError]:
+    """The pip error for a selection error the user can act on (``--variant``
+    naming a missing label, a ``--variant-strict`` failure), ``None`` for a bug.
+    ``about`` (a wheel's filename) goes first when the message would not name it."""
+    from ..engine import StrictVariantError, VariantLabelNotFound
+
+    prefix = f"{about}: " if about else ""
+    if isinstance(exc, VariantLabelNotFound):
+        return VariantInstallationError(f"{prefix}{exc}")
+    if isinstance(exc, StrictVariantError):
+        return VariantInstallationError(f"{prefix}{exc} (--variant-strict makes this an error)")
+    return None

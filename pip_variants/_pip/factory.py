@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 from . import _compat, _patching, messages
 from .context import ATTR, FinderContext, Outcome, label_of, redact
-from .errors import UnsupportedVariantWheel
+from .errors import UnsupportedVariantWheel, as_user_error
 from .state import STATE, selecting
 
 __all__ = ["patch", "check_variant_link", "constraint_warning"]
@@ -50,6 +50,9 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
                 messages.warn_once(constraint_warning(link, exc))
             raise
         except Exception as exc:
+            user_error = as_user_error(exc, link.filename)
+            if user_error is not None:
+                raise user_error from None
             messages.internal_error("Factory._fail_if_link_is_unsupported_wheel", exc)
             raise UnsupportedVariantWheel(
                 f"{link.filename} is a wheel variant that pip-variants could not check."

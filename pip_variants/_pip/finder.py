@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
-from .errors import VariantInstallationError
+from .errors import VariantInstallationError, as_user_error
 from .state import STATE, release_key, selecting
 
 __all__ = ["patch", "select_candidates"]
@@ -136,24 +136,13 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
         except VariantInstallationError:
             raise
         except Exception as exc:
-            user_error = _user_error(exc)
+            user_error = as_user_error(exc)
             if user_error is not None:
                 raise user_error from None
             messages.internal_error("CandidateEvaluator.get_applicable_candidates", exc)
             return _without_labels(result)
 
     return get_applicable_candidates
-
-
-def _user_error(exc: Exception) -> Optional[VariantInstallationError]:
-    """The pip error for a user-facing selection error, ``None`` for a bug."""
-    from ..engine import StrictVariantError, VariantLabelNotFound
-
-    if isinstance(exc, VariantLabelNotFound):
-        return VariantInstallationError(str(exc))
-    if isinstance(exc, StrictVariantError):
-        return VariantInstallationError(f"{exc} (--variant-strict makes this an error)")
-    return None
 
 
 def _summary(out: Outcome) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from support.venvs import default_sigint, interrupt, pick, run_pip
-from support.wheels import BLAS_RELEASE, variants_json_filename
+from support.wheels import BLAS_RELEASE, FICTIONAL_PROVIDER, variants_json_filename
 
 pytestmark = pytest.mark.e2e
 
@@ -111,6 +111,27 @@ def test_an_older_release_is_selected_when_the_resolver_backtracks_to_it(variant
     assert sorted(index.requested("variants.json")) == [
         "/files/pkg/" + variants_json_filename("pkg", v) for v in ("1.1", "1.2")
     ]
+
+
+def test_strict_error_in_a_release_the_resolver_backtracks_to_is_one_line(variant_venv, publish, index, tmp_path):
+    """--variant-strict, and the older release (settled only when the resolver
+    gets to it) names an untrusted provider: pip's one-line error naming the
+    release, never a traceback from inside pip's resolver."""
+    untrusted = json.loads(json.dumps(BLAS_RELEASE))
+    untrusted["default-priorities"]["namespace"].append("fictional")
+    untrusted["providers"]["fictional"] = FICTIONAL_PROVIDER
+    untrusted["variants"]["hw"] = {"fictional": {"tech": ["x"]}}
+    publish("pkg", "1.1", untrusted, index_file=False)
+    publish("pkg", "1.2", BLAS_RELEASE, requires=["missing-project"], index_file=False)
+    for n, (version, doc) in enumerate((("1.1", untrusted), ("1.2", BLAS_RELEASE))):
+        index.add_bytes("pkg", variants_json_filename("pkg", version), json.dumps(doc).encode() + b" " * n)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, "--variant-strict",
+                             PIP_CACHE_DIR=str(tmp_path / "c"), check=False)
+    assert chosen is None, stderr
+    assert "Traceback" not in stderr, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1 and "pkg 1.1: " in errors[0] and "not installed and not trusted" in errors[0], stderr
+    assert "--variant-strict makes this an error" in errors[0]
 
 
 def test_ctrl_c_while_older_releases_are_fetched(variant_venv, publish, index, tmp_path):

@@ -61,3 +61,25 @@ def test_constraint_warning_names_a_local_wheel_once(patched, tmp_path):
     assert text.count(broken.name) == 1
     unsupported = constraint_warning(link, ValueError(f"{broken.name} is not a supported variant on this system"))
     assert unsupported.startswith(f"pip-variants: the constraint {link.url_without_fragment} cannot be used: ")
+
+
+def test_a_strict_error_on_a_local_wheel_is_pip_s_one_line_error(patched, tmp_path):
+    """--variant-strict and an untrusted provider: an error naming the wheel,
+    never an internal error that turns pip-variants off for the run."""
+    from pip_variants._pip.errors import VariantInstallationError
+    from pip_variants._pip.factory import _wrap
+    from pip_variants._pip.state import STATE
+    from support.wheels import FICTIONAL_PROVIDER, variants_json
+
+    untrusted = variants_json("pkg", "1.0", namespaces=["fictional"], providers={"fictional": FICTIONAL_PROVIDER},
+                              variants={"hw": {"fictional": {"tech": ["x"]}}})
+    finder = variant_finder(pip_variants_strict=True)
+    wheel = build_wheel(tmp_path, "pkg", "1.0", label="hw", variant_json=untrusted)
+
+    class Factory:
+        _finder = finder
+
+    check = _wrap(lambda self, link: None)
+    with pytest.raises(VariantInstallationError, match=f"^{re.escape(wheel.name)}: .*not trusted.*--variant-strict"):
+        check(Factory(), _link(wheel))
+    assert not STATE.broken
