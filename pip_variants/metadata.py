@@ -265,7 +265,9 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
     prio = r.mapping(data["default-priorities"], "'default-priorities'")
     if "namespace" not in prio:
         raise r.fail("missing required key 'default-priorities.namespace'")
-    namespaces = r.str_list(prio["namespace"], "'default-priorities.namespace'", NAMESPACE_RE)
+    # Empty only in a file describing null builds alone (checked below): variantlib
+    # writes such a variant.json, and variantlib and uv read it.
+    namespaces = r.str_list(prio["namespace"], "'default-priorities.namespace'", NAMESPACE_RE, allow_empty=True)
 
     feature_prio: Dict[str, Tuple[str, ...]] = {}
     property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}
@@ -288,6 +290,8 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
     if "variants" not in data:
         raise r.fail("missing required key 'variants'")
     variants, invalid_labels = _read_variants(r, r.mapping(data["variants"], "'variants'"))
+    if not namespaces and (invalid_labels or any(variants.values())):
+        raise r.fail("'default-priorities.namespace' must not be empty")
 
     for label, props in list(variants.items()):
         for ns in props:
@@ -437,6 +441,8 @@ def _read_providers_00x(
     for ns, entry in raw.items():
         where = f"'providers.{ns}'"
         if ns == ABI_DEPENDENCY:
+            if r.version <= (0, 0, 2):
+                continue  # written before PEP 817 reserved it (wheelnext's 0.0.2 examples): the ABI provider anyway
             raise r.fail(f"{where}: the reserved namespace {ABI_DEPENDENCY!r} must not have a provider")
         r.name(ns, NAMESPACE_RE, "'providers'")
         entry = r.mapping(entry, where)

@@ -283,3 +283,40 @@ def test_write_020_round_trips():
 def test_plugin_api_object_reference(api, ok):
     assert bool(_is_object_reference(api)) is ok
     assert bool(re.fullmatch(r"[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?", api)) is ok  # the rule it stands for
+
+
+def test_a_null_only_file_may_list_no_namespace():
+    """variantlib writes a null build's variant.json with an empty namespace
+    list, and variantlib and uv read it; with any non-null variant the list
+    must not be empty (PEP 825)."""
+    null_only = {"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+                 "default-priorities": {"namespace": []}, "providers": {}, "variants": {"null": {}}}
+    md = parse_metadata(null_only, "pkg-1.0-py3-none-any-null.whl")
+    assert md.namespaces == () and md.variants == {"null": {}}
+    assert load_wheel_metadata(_wheel_bytes("null", null_only), "null").variants == {"null": {}}
+    with_build = json.loads(json.dumps(null_only))
+    with_build["variants"]["tbb"] = {"itk": {"threading": ["tbb"]}}
+    with pytest.raises(InvalidVariantMetadata, match="'default-priorities.namespace' must not be empty"):
+        parse_metadata(with_build, "x")
+
+
+def test_a_0_0_2_provider_entry_for_the_abi_namespace_is_ignored():
+    """wheelnext's 0.0.2 examples (flash-attn, vLLM) gave abi_dependency a
+    'plugin-use: none' entry before PEP 817 reserved the namespace; from 0.0.3
+    on it is invalid."""
+    doc = {
+        "$schema": "https://variants-schema.wheelnext.dev/v0.0.2.json",
+        "default-priorities": {"namespace": ["nvidia", "abi_dependency"]},
+        "providers": {
+            "nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
+                       "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"},
+            "abi_dependency": {"plugin-use": "none"},
+        },
+        "variants": {"cu12_pyt2.8.0": {"nvidia": {"cuda_version_lower_bound": ["12.0"]},
+                                       "abi_dependency": {"torch": ["2.8.0"]}}},
+    }
+    md = parse_metadata(doc, "flash_attn-2.8.0-variants.json")
+    assert "abi_dependency" not in md.providers and "cu12_pyt2.8.0" in md.variants
+    doc["$schema"] = "https://variants-schema.wheelnext.dev/v0.0.3.json"
+    with pytest.raises(InvalidVariantMetadata, match="reserved namespace 'abi_dependency' must not have a provider"):
+        parse_metadata(doc, "x")
