@@ -265,9 +265,10 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
     prio = r.mapping(data["default-priorities"], "'default-priorities'")
     if "namespace" not in prio:
         raise r.fail("missing required key 'default-priorities.namespace'")
-    # Empty only in a file describing null builds alone (checked below): variantlib
-    # writes such a variant.json, and variantlib and uv read it.
-    namespaces = r.str_list(prio["namespace"], "'default-priorities.namespace'", NAMESPACE_RE, allow_empty=True)
+    # Empty only in a 0.0.x file describing null builds alone (checked below): variantlib
+    # writes such a variant.json and reads it. PEP 825 and uv 0.13.9 refuse it from 0.1.0 on.
+    namespaces = r.str_list(prio["namespace"], "'default-priorities.namespace'", NAMESPACE_RE,
+                            allow_empty=version < (0, 1, 0))
 
     feature_prio: Dict[str, Tuple[str, ...]] = {}
     property_prio: Dict[str, Dict[str, Tuple[str, ...]]] = {}

@@ -285,10 +285,10 @@ def test_plugin_api_object_reference(api, ok):
     assert bool(re.fullmatch(r"[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?", api)) is ok  # the rule it stands for
 
 
-def test_a_null_only_file_may_list_no_namespace():
+def test_a_null_only_0_0_x_file_may_list_no_namespace():
     """variantlib writes a null build's variant.json with an empty namespace
-    list, and variantlib and uv read it; with any non-null variant the list
-    must not be empty (PEP 825)."""
+    list (0.0.3), and reads it; with any non-null variant, or from 0.1.0 on
+    (PEP 825; uv 0.13.9 refuses it too), the list must not be empty."""
     null_only = {"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
                  "default-priorities": {"namespace": []}, "providers": {}, "variants": {"null": {}}}
     md = parse_metadata(null_only, "pkg-1.0-py3-none-any-null.whl")
@@ -298,6 +298,9 @@ def test_a_null_only_file_may_list_no_namespace():
     with_build["variants"]["tbb"] = {"itk": {"threading": ["tbb"]}}
     with pytest.raises(InvalidVariantMetadata, match="'default-priorities.namespace' must not be empty"):
         parse_metadata(with_build, "x")
+    for schema in (V011["$schema"], V020):
+        with pytest.raises(InvalidVariantMetadata, match="'default-priorities.namespace' must not be empty"):
+            parse_metadata(dict(null_only, **{"$schema": schema}), "x")
 
 
 def test_a_0_0_2_provider_entry_for_the_abi_namespace_is_ignored():
