@@ -102,6 +102,8 @@ class IndexReport:
     written: List[Path] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)
+    #: not errors: e.g. labels that describe the same properties
+    warnings: List[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -243,6 +245,28 @@ def _write(path: Path, text: str, written: List[Path]) -> None:
     written.append(path)
 
 
+def same_properties(md: VariantMetadata) -> List[Tuple[str, ...]]:
+    """Groups of labels (sorted, two or more) that describe the same property set.
+
+    Only the first label of a group can ever be chosen where both fit: a tie
+    is broken by the label (PEP 825), and variantlib keeps one per set."""
+    groups: Dict[str, List[str]] = {}
+    for label, props in md.variants.items():
+        if props:
+            key = json.dumps({ns: {f: sorted(v) for f, v in feats.items()} for ns, feats in props.items()},
+                             sort_keys=True)
+            groups.setdefault(key, []).append(label)
+    return sorted(tuple(sorted(labels)) for labels in groups.values() if len(labels) > 1)
+
+
+def _same_properties_warnings(rel: Release, md: VariantMetadata) -> List[str]:
+    return [
+        f"{rel.project} {rel.version}: labels {', '.join(labels)} describe the same properties; where they fit, "
+        f"only {labels[0]} is ever chosen (give each build its own properties, or drop the extra wheels)"
+        for labels in same_properties(md)
+    ]
+
+
 def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
     """Write ``{name}-{version}-variants.json`` for every release with variant
     wheels, and PEP 503 pages under ``DIR/simple/``.
@@ -265,6 +289,9 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
             if not check:
                 raise
             report.problems.append(str(exc))
+    for rel in report.releases:
+        if (rel.project, rel.version) in combined:
+            report.warnings.extend(_same_properties_warnings(rel, combined[(rel.project, rel.version)]))
     if check:
         for rel in report.releases:
             md = combined.get((rel.project, rel.version))

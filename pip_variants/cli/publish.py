@@ -61,6 +61,8 @@ def _index(args: argparse.Namespace) -> int:
     report = build_index(args.directory, check=args.check)
     for line in report.skipped:
         sys.stderr.write(f"pip-variants: warning: skipped {line}\n")
+    for line in report.warnings:
+        sys.stderr.write(f"pip-variants: warning: {line}\n")
     if not report.releases:
         sys.stderr.write(f"pip-variants: warning: no wheel (*.whl) in {args.directory}\n")
     releases: List[Dict[str, Any]] = []
@@ -81,6 +83,7 @@ def _index(args: argparse.Namespace) -> int:
             "written": [str(p) for p in report.written],
             "problems": report.problems,
             "skipped": report.skipped,
+            "warnings": report.warnings,
         })
     else:
         for row in releases:

@@ -278,6 +278,25 @@ def test_cli_make_variant_and_index(run_cli, plain, tmp_path):
     assert not_dir.stderr.strip() == f"pip-variants: error: {plain}: not a directory (-o names the folder to write the variant wheel in)"
 
 
+def test_index_warns_about_labels_with_the_same_properties(run_cli, plain, tmp_path):
+    """Only the first of two labels describing one property set can ever be
+    chosen (PEP 825 breaks the tie by label; variantlib warns too)."""
+    dist = tmp_path / "dist"
+    for label in ("cu128", "cu128b"):
+        make_variant(plain, dist, label=label, properties=CU128, namespaces=NS)
+    make_variant(plain, dist, label="cu126", properties=["nvidia :: cuda_version_lower_bound :: 12.6"],
+                 namespaces=NS)
+    report = build_index(dist)
+    assert report.ok and report.warnings == [
+        "demo-pkg 1.0: labels cu128, cu128b describe the same properties; where they fit, only cu128 is "
+        "ever chosen (give each build its own properties, or drop the extra wheels)"
+    ]
+    proc = run_cli("index", str(dist), "--check", "--json")
+    assert proc.returncode == 0, proc.stderr  # a warning, not a failed check
+    assert "pip-variants: warning: demo-pkg 1.0: labels cu128, cu128b" in proc.stderr
+    assert json.loads(proc.stdout)["warnings"] == report.warnings
+
+
 def test_cli_index_of_a_folder_without_wheels(run_cli, tmp_path):
     proc = run_cli("index", str(tmp_path))
     assert proc.returncode == 0
