@@ -17,7 +17,7 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote
 
 from .filename import (
@@ -36,6 +36,7 @@ from .metadata import (
     to_json_dict,
 )
 from .metadata_merge import merge_metadata
+from .properties import VariantProperty, iter_properties
 
 __all__ = [
     "PublishError",
@@ -250,12 +251,10 @@ def same_properties(md: VariantMetadata) -> List[Tuple[str, ...]]:
 
     Only the first label of a group can ever be chosen where both fit: a tie
     is broken by the label (PEP 825), and variantlib keeps one per set."""
-    groups: Dict[str, List[str]] = {}
+    groups: Dict[FrozenSet[VariantProperty], List[str]] = {}
     for label, props in md.variants.items():
         if props:
-            key = json.dumps({ns: {f: sorted(v) for f, v in feats.items()} for ns, feats in props.items()},
-                             sort_keys=True)
-            groups.setdefault(key, []).append(label)
+            groups.setdefault(frozenset(iter_properties(props)), []).append(label)
     return sorted(tuple(sorted(labels)) for labels in groups.values() if len(labels) > 1)
 
 
