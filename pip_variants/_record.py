@@ -10,7 +10,9 @@ hashed by field values in field order, ordered like tuples with
 :func:`dataclasses.replace`, ``fields`` and ``asdict``: ``record`` fills in
 ``__dataclass_fields__`` itself, since even a :func:`dataclasses.dataclass` that
 generates nothing checks every annotation for ``ClassVar`` and ``InitVar``
-(about three quarters of what a class cost). Where ``dataclasses`` lacks the
+(about three quarters of what a class cost), and makes its
+:class:`dataclasses.Field` objects only when something asks for them (the
+record's own methods never do). Where ``dataclasses`` lacks the
 private marker this relies on, or keeps annotations lazily (Python 3.14+
 without ``from __future__ import annotations``), ``dataclass()`` collects them.
 Supported: plain fields with defaults or ``default_factory``, no ``__post_init__``,
@@ -48,10 +50,46 @@ else:
         return _build(cls, order)
 
 
-def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-arg]
-    """The fields ``dataclass`` would collect from ``cls``'s own annotations, set
-    on the class as it sets them."""
-    fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
+class _LazyFields:
+    """``__dataclass_fields__`` built on first access: :func:`dataclasses.fields`,
+    ``replace`` and ``asdict`` read it, the record's own methods never do, and
+    a :class:`dataclasses.Field` per field is most of what a class cost."""
+
+    def __init__(self, cls: Any, plan: Tuple[Tuple[str, Any, Any], ...]) -> None:
+        self._cls, self._plan = cls, plan
+
+    def __get__(self, obj: Any, owner: Any = None) -> Dict[str, dataclasses.Field]:  # type: ignore[type-arg]
+        fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
+        for name, annotation, spec in self._plan:
+            if not isinstance(spec, dataclasses.Field):
+                spec = dataclasses.field(default=spec)
+            spec.name, spec.type = name, annotation
+            spec._field_type = _FIELD  # type: ignore[attr-defined]
+            if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
+                spec.kw_only = False  # type: ignore[attr-defined]
+            fields[name] = spec
+        self._cls.__dataclass_fields__ = fields  # from now on a plain attribute, as dataclass sets it
+        return fields
+
+
+class _Plain:
+    """What :func:`_collect` needs of a field: its :class:`dataclasses.Field`,
+    or these stand-ins for a plain default."""
+
+    __slots__ = ("name", "default", "default_factory")
+    init = repr = compare = True
+    hash = None
+
+    def __init__(self, name: str, default: Any) -> None:
+        self.name, self.default, self.default_factory = name, default, _MISSING
+
+
+def _collect(cls: Any) -> Tuple[Any, ...]:
+    """The fields ``dataclass`` would collect from ``cls``'s own annotations,
+    their defaults set on the class as it sets them; the ``Field`` objects
+    themselves are made when asked for (:class:`_LazyFields`)."""
+    plan = []
+    specs = []
     for name, annotation in cls.__dict__["__annotations__"].items():
         # A string, or an object whose repr names it (typing.ClassVar[int])
         text = annotation if isinstance(annotation, str) else repr(annotation)
@@ -59,24 +97,23 @@ def _collect(cls: Any) -> Tuple[dataclasses.Field, ...]:  # type: ignore[type-ar
             raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
         default = cls.__dict__.get(name, _MISSING)
         if isinstance(default, dataclasses.Field):
-            spec = default
+            spec: Any = default
             if spec.default is _MISSING:
                 delattr(cls, name)
             else:
                 setattr(cls, name, spec.default)
+            spec.name = name
+            plan.append((name, annotation, spec))
         else:
             if default.__class__ in (list, dict, set):
                 raise ValueError(f"mutable default {type(default)} for field {name} is not "
                                  "allowed: use default_factory")
-            spec = dataclasses.field(default=default)
-        spec.name, spec.type = name, annotation
-        spec._field_type = _FIELD  # type: ignore[attr-defined]
-        if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
-            spec.kw_only = False  # type: ignore[attr-defined]
-        fields[name] = spec
-    cls.__dataclass_fields__ = fields
-    cls.__match_args__ = tuple(fields)  # type: ignore[misc]  # mypy: a special name
-    return tuple(fields.values())
+            spec = _Plain(name, default)
+            plan.append((name, annotation, default))
+        specs.append(spec)
+    cls.__dataclass_fields__ = _LazyFields(cls, tuple(plan))
+    cls.__match_args__ = tuple(name for name, _, _ in plan)  # type: ignore[misc]  # mypy: a special name
+    return tuple(specs)
 
 
 def _key_getter(names: Tuple[str, ...]) -> Callable[[Any], Tuple[Any, ...]]:
@@ -100,18 +137,29 @@ def _build(cls: T, order: bool) -> T:
         fields = dataclasses.fields(cls)
     else:
         fields = _collect(cls)
-    special = "__post_init__" in cls.__dict__ or "__slots__" in cls.__dict__
-    if special or any(not f.init for f in fields):
+    if "__post_init__" in cls.__dict__ or "__slots__" in cls.__dict__:
         raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
-    names: Tuple[str, ...] = tuple(f.name for f in fields)
+    names_list, compared_list, hashed_list, shown_list = [], [], [], []
+    defaults: Dict[str, Any] = {}
+    factories: Dict[str, Callable[[], Any]] = {}
+    for f in fields:  # one pass: this runs for every record class a pip process imports
+        name = f.name
+        if not f.init:
+            raise TypeError(f"{cls.__qualname__}: @record supports plain fields only")
+        names_list.append(name)
+        if f.compare:
+            compared_list.append(name)
+        if f.compare if f.hash is None else f.hash:
+            hashed_list.append(name)
+        if f.repr:
+            shown_list.append(name)
+        if f.default is not _MISSING:
+            defaults[name] = f.default
+        if f.default_factory is not _MISSING:
+            factories[name] = f.default_factory
+    names: Tuple[str, ...] = tuple(names_list)
     name_set = frozenset(names)
-    compared = tuple(f.name for f in fields if f.compare)
-    hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-    shown = tuple(f.name for f in fields if f.repr)
-    defaults: Dict[str, Any] = {f.name: f.default for f in fields if f.default is not _MISSING}
-    factories: Dict[str, Callable[[], Any]] = {
-        f.name: f.default_factory for f in fields if f.default_factory is not _MISSING  # type: ignore[misc]
-    }
+    compared, hashed, shown = tuple(compared_list), tuple(hashed_list), tuple(shown_list)
     qualname = cls.__qualname__
     record_cls: Any = cls  # for super() below: mypy accepts no TypeVar there
     if not had_doc:

@@ -136,3 +136,18 @@ def test_annotation_objects_are_checked_too() -> None:
 def test_a_class_without_own_annotations_goes_through_dataclass() -> None:
     Empty = record(type("Empty", (), {"__doc__": "nothing"}))
     assert dataclasses.fields(Empty) == () and Empty() == Empty()
+
+
+def test_field_objects_are_made_when_first_asked_for() -> None:
+    @record
+    class Late:
+        name: str
+        items: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    assert not isinstance(Late.__dict__["__dataclass_fields__"], dict)  # nothing made yet
+    assert Late("a") == Late("a", {}) and repr(Late("a")).endswith("Late(name='a', items={})")
+    fields = dataclasses.fields(Late("a"))
+    assert [(f.name, f.type, f.default_factory) for f in fields] == [
+        ("name", "str", dataclasses.MISSING), ("items", "Mapping[str, int]", dict)]
+    assert isinstance(Late.__dict__["__dataclass_fields__"], dict)  # kept, as dataclass keeps it
+    assert dataclasses.fields(Late) == fields

@@ -419,12 +419,15 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     return kept
 
 
-_EXTRA_TEST = re.compile(r"""\bextra\s*==\s*["']([^"']+)["']""")
+@functools.lru_cache(maxsize=None)
+def _extra_test() -> "re.Pattern[str]":
+    # Compiled on first use: only releases with variant markers get here.
+    return re.compile(r"""\bextra\s*==\s*["']([^"']+)["']""")
 
 
 def _extras_named(line: str) -> "set[str]":
     """The extras a ``Requires-Dist`` line's marker tests for (``extra == "gpu"``)."""
-    return {_compat.canonical_name(m) for m in _EXTRA_TEST.findall(line.partition(";")[2])}
+    return {_compat.canonical_name(m) for m in _extra_test().findall(line.partition(";")[2])}
 
 
 def wrap_candidate_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
