@@ -38,6 +38,9 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
     def evaluate_links(self: Any, link_evaluator: Any, links: Any) -> Any:
         ctx: Optional[FinderContext] = getattr(self, ATTR, None)
         if ctx is None or not selecting():
+            if STATE.off_by_option:
+                links = list(links)
+                _note_left_out(link_evaluator, links)
             return original(self, link_evaluator, links)
         links = list(links)
         try:
@@ -79,6 +82,24 @@ def _wrap_process_project_url(original: Callable[..., Any]) -> Callable[..., Any
     return process_project_url
 
 
+def _note_left_out(link_evaluator: Any, links: List[Any]) -> None:
+    try:
+        from .variants_off import note_links
+
+        note_links(link_evaluator, links)
+    except Exception as exc:  # a notice only: never worth stopping pip for
+        messages.debug("pip-variants: left-out variant wheels not noted: %r", exc)
+
+
+def _say_left_out(evaluator: Any, applicable: List[Any]) -> None:
+    try:
+        from .variants_off import say_what_was_left_out
+
+        say_what_was_left_out(evaluator, applicable)
+    except Exception as exc:
+        messages.debug("pip-variants: left-out variant wheels not reported: %r", exc)
+
+
 # ----------------------------------------------------------------------------- H3
 
 
@@ -111,7 +132,10 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
                 # without variant state (or after an internal error) must still
                 # never offer them, exactly like stock pip.
                 candidates = _without_labels(list(candidates))
-            return original(self, candidates)
+            result = original(self, candidates)
+            if STATE.left_out_by_no_variants:
+                _say_left_out(self, result)
+            return result
         candidates = list(candidates)
         if ctx.finder.only_forced and ctx.canonical not in ctx.finder.forced:
             return original(self, _without_labels(candidates))

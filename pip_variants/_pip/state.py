@@ -91,6 +91,11 @@ class ProcessState:
         #: pip 23.2-24.0: (canonical name, version) -> dependencies with variant
         #: markers a warning already named (left out: pip cannot read them)
         self.unread_markers_said: Dict[Tuple[str, str], Set[str]] = {}
+        #: variants are off for this command by option (``--no-variants``, pip.conf):
+        #: labelled links are dropped, and what that leaves out is said (BC-1, :mod:`.variants_off`)
+        self.off_by_option = False
+        #: canonical name -> the newest version only labelled wheels offered under ``off_by_option``
+        self.left_out_by_no_variants: Dict[str, Any] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)
         self.spellings: Dict[Tuple[str, Tuple[Any, ...]], str] = {}
 

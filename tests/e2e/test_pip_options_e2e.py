@@ -78,6 +78,26 @@ def test_no_variants_gives_the_stock_choice(variant_venv, stock_venv, release, i
     assert report["install"][0]["download_info"] == stock_report["install"][0]["download_info"]
 
 
+def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index):
+    """BC-1 (PEP 817 SHOULD): a newest release that only variant wheels offer is named."""
+    publish("pkg", "1.0", None)
+    publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
+                                        providers={"blas_lapack": static_provider({"library": ["openblas"]})},
+                                        variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
+            plain=False)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--no-variants")
+    assert chosen == PLAIN, stderr
+    assert ("pkg 2.0 has only variant wheels for this platform, and variants are off (--no-variants): "
+            "pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0") in stderr
+    chosen, _, stderr = pick(variant_venv, index, "pkg==2.0", "--no-variants", check=False)
+    assert chosen is None and "no other build of pkg fits" in stderr, stderr
+    assert_clean(stderr)
+    for args in (("pkg<2", "--no-variants"), ("pkg",)):  # excluded by the requirement; variants on
+        chosen, _, stderr = pick(variant_venv, index, *args)
+        assert "only variant wheels" not in stderr, stderr
+    assert chosen == "pkg-2.0-py3-none-any-ob.whl"
+
+
 def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):
     conf = tmp_path / "pip.conf"
     conf.write_text("[install]\nno-variants = true\n")
