@@ -175,12 +175,17 @@ def _build(cls: T, order: bool) -> T:
             raise TypeError(f"{qualname}.__init__() takes {len(names) + 1} positional arguments "
                             f"but {len(args) + 1} were given")
         given = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in name_set:
+        if kwargs:
+            if not name_set.issuperset(kwargs):
+                key = next(key for key in kwargs if key not in name_set)
                 raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {key!r}")
-            if key in given:
+            if given and not kwargs.keys().isdisjoint(given):
+                key = next(key for key in kwargs if key in given)
                 raise TypeError(f"{qualname}.__init__() got multiple values for argument {key!r}")
-            given[key] = value
+            given.update(kwargs)
+        if len(given) == len(names):  # every field given: in field order, as dataclass sets them
+            self.__dict__.update([(name, given[name]) for name in names])
+            return
         values: Dict[str, Any] = {}
         for name in names:
             if name in given:

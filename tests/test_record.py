@@ -151,3 +151,13 @@ def test_field_objects_are_made_when_first_asked_for() -> None:
         ("name", "str", dataclasses.MISSING), ("items", "Mapping[str, int]", dict)]
     assert isinstance(Late.__dict__["__dataclass_fields__"], dict)  # kept, as dataclass keeps it
     assert dataclasses.fields(Late) == fields
+
+
+def test_argument_errors_name_the_argument() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'w'"):
+        Point("a", y="b", w=1)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        Point("a", y="b", x="c")
+    with pytest.raises(TypeError, match="missing required argument: 'x'"):
+        Point(y="b", z=())
+    assert list(vars(Point(z=("q",), x="a", y="b"))) == ["x", "y", "z"]
