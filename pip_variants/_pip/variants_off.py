@@ -27,6 +27,9 @@ def _newest_labelled(link_evaluator: Any, links: Iterable[Any]) -> Optional[Any]
     from pip._internal.models.wheel import Wheel
     from pip._internal.utils.packaging import check_requires_python
 
+    formats = getattr(link_evaluator, "_formats", None)
+    if formats is not None and "binary" not in formats:
+        return None  # --no-binary: pip takes no wheel of the project, variant or not
     canonical = _compat.canonical_name(str(getattr(link_evaluator, "project_name", "")))
     target = getattr(link_evaluator, "_target_python", None)
     allow_yanked = bool(getattr(link_evaluator, "_allow_yanked", False))

@@ -67,3 +67,12 @@ def test_off_only_by_option(patched, wheels, caplog):
     assert best_filename(finder) == "pkg-2.0-py3-none-any-fv3.whl"
     assert not STATE.off_by_option and STATE.left_out_by_no_variants == {}
     assert _warnings(caplog) == []
+
+
+def test_no_binary_leaves_nothing_to_say(patched, wheels, caplog):
+    from pip._internal.models.format_control import FormatControl
+
+    finder = variant_finder([str(wheels)], pip_variants_no_variants=True)
+    finder.format_control = FormatControl({"pkg"}, set())  # --no-binary pkg: no wheel would do
+    finder.find_best_candidate("pkg")
+    assert _warnings(caplog) == []
