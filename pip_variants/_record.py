@@ -176,12 +176,12 @@ def _build(cls: T, order: bool) -> T:
                             f"but {len(args) + 1} were given")
         given = dict(zip(names, args))
         if kwargs:
-            if not name_set.issuperset(kwargs):
-                key = next(key for key in kwargs if key not in name_set)
-                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {key!r}")
-            if given and not kwargs.keys().isdisjoint(given):
-                key = next(key for key in kwargs if key in given)
-                raise TypeError(f"{qualname}.__init__() got multiple values for argument {key!r}")
+            if not name_set.issuperset(kwargs) or (given and not kwargs.keys().isdisjoint(given)):
+                for key in kwargs:  # the first bad argument, in the order given, as dataclass says
+                    if key not in name_set:
+                        raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {key!r}")
+                    if key in given:
+                        raise TypeError(f"{qualname}.__init__() got multiple values for argument {key!r}")
             given.update(kwargs)
         if len(given) == len(names):  # every field given: in field order, as dataclass sets them
             self.__dict__.update([(name, given[name]) for name in names])

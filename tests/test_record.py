@@ -158,6 +158,8 @@ def test_argument_errors_name_the_argument() -> None:
         Point("a", y="b", w=1)
     with pytest.raises(TypeError, match="multiple values for argument 'x'"):
         Point("a", y="b", x="c")
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        Point("a", x="c", w=1)  # the first bad one, in the order given
     with pytest.raises(TypeError, match="missing required argument: 'x'"):
         Point(y="b", z=())
     assert list(vars(Point(z=("q",), x="a", y="b"))) == ["x", "y", "z"]

@@ -153,7 +153,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
     STATE.target_support = lambda metadata: None
-    STATE.off_by_option = opts.no_variants
+    # pip lock runs with variants off whatever the option says: nothing to advise there
+    STATE.off_by_option = opts.no_variants and command != "lock"
     if opts.no_variants:
         messages.debug("pip-variants: variants off (--no-variants)")
         return None

@@ -32,7 +32,6 @@ def _newest_labelled(link_evaluator: Any, links: Iterable[Any]) -> Optional[Any]
         return None  # --no-binary: pip takes no wheel of the project, variant or not
     canonical = _compat.canonical_name(str(getattr(link_evaluator, "project_name", "")))
     target = getattr(link_evaluator, "_target_python", None)
-    allow_yanked = bool(getattr(link_evaluator, "_allow_yanked", False))
     ignore_requires_python = bool(getattr(link_evaluator, "_ignore_requires_python", False))
     tags: Optional[List[Any]] = None
     newest = None
@@ -51,8 +50,8 @@ def _newest_labelled(link_evaluator: Any, links: Iterable[Any]) -> Optional[Any]
                 tags = list(_compat.target_tags(target)) if target is not None else []
             if not wheel.supported(tags):
                 continue
-            if getattr(link, "is_yanked", False) and not allow_yanked:
-                continue
+            if getattr(link, "is_yanked", False):
+                continue  # the resolver would pass over it too (install's finder allows yanked links)
             requires_python = getattr(link, "requires_python", None)
             if requires_python and not ignore_requires_python and target is not None:
                 if not check_requires_python(requires_python, target.py_version_info):
