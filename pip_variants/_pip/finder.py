@@ -91,11 +91,11 @@ def _note_left_out(link_evaluator: Any, links: List[Any]) -> None:
         messages.debug("pip-variants: left-out variant wheels not noted: %r", exc)
 
 
-def _say_left_out(evaluator: Any, applicable: List[Any]) -> None:
+def _say_left_out(evaluator: Any, candidates: List[Any], applicable: List[Any]) -> None:
     try:
         from .variants_off import say_what_was_left_out
 
-        say_what_was_left_out(evaluator, applicable)
+        say_what_was_left_out(evaluator, candidates, applicable)
     except Exception as exc:
         messages.debug("pip-variants: left-out variant wheels not reported: %r", exc)
 
@@ -132,9 +132,11 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
                 # without variant state (or after an internal error) must still
                 # never offer them, exactly like stock pip.
                 candidates = _without_labels(list(candidates))
+            if not STATE.left_out_by_no_variants:
+                return original(self, candidates)
+            candidates = list(candidates)
             result = original(self, candidates)
-            if STATE.left_out_by_no_variants:
-                _say_left_out(self, result)
+            _say_left_out(self, candidates, result)
             return result
         candidates = list(candidates)
         if ctx.finder.only_forced and ctx.canonical not in ctx.finder.forced:

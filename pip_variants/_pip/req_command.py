@@ -270,6 +270,10 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         if STATE.stepped_aside or STATE.broken or command not in VARIANT_COMMANDS:
             return finder
         try:
+            if getattr(options, "pip_variants_no_variants", False):
+                from .variants_off import set_in_configuration
+
+                STATE.no_variants_in_configuration = set_in_configuration(getattr(self, "parser", None))
             configure_finder(command, options, session, finder)
         except VariantInstallationError:
             raise

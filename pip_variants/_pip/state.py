@@ -94,8 +94,10 @@ class ProcessState:
         #: variants are off for this command by option (``--no-variants``, pip.conf):
         #: labelled links are dropped, and what that leaves out is said (BC-1, :mod:`.variants_off`)
         self.off_by_option = False
-        #: canonical name -> the newest version only labelled wheels offered under ``off_by_option``
-        self.left_out_by_no_variants: Dict[str, Any] = {}
+        #: ... and it was pip's configuration that said so (the message names it)
+        self.no_variants_in_configuration = False
+        #: canonical name -> the versions labelled wheels offered under ``off_by_option``
+        self.left_out_by_no_variants: Dict[str, Set[Any]] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)
         self.spellings: Dict[Tuple[str, Tuple[Any, ...]], str] = {}
 

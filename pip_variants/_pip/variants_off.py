@@ -5,36 +5,40 @@ and give a clear error when nothing is installable).
 With variants off for the command (``--no-variants``, or ``no-variants = true``
 in pip.conf), pip drops labelled wheel links as stock pip does: their names are
 invalid to it. The finder hook (H2) hands those links here first; this module
-notes, per project, the newest version among them that pip would otherwise
-take (tags, ``Requires-Python``, yanked), and H4 compares it with what pip
-found without them: one warning per project when the newest release is only
-available as variant wheels. Loaded only where variants are off by option;
+notes, per project, the versions among them that pip would otherwise take
+(tags, ``Requires-Python``, yanked, ``--uploaded-prior-to``), and H4 compares
+them with what pip found without them: one warning per project when the
+newest release the requirement allows is only available as variant wheels. Loaded only where variants are off by option;
 ``PIP_NO_VARIANTS`` keeps pip-variants out of the process altogether.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Set
 
 from . import _compat, messages
 from .state import STATE
 from .wheel import split_label
 
-__all__ = ["note_links", "say_what_was_left_out"]
+__all__ = ["note_links", "say_what_was_left_out", "set_in_configuration"]
 
 
-def _newest_labelled(link_evaluator: Any, links: Iterable[Any]) -> Optional[Any]:
+def _labelled_versions(link_evaluator: Any, links: Iterable[Any]) -> Set[Any]:
+    """The versions ``links``' labelled wheels offer that pip would otherwise
+    consider: the checks of pip's ``LinkEvaluator`` that a wheel's name allows."""
     from pip._internal.models.wheel import Wheel
     from pip._internal.utils.packaging import check_requires_python
+    from pip._vendor.packaging.specifiers import InvalidSpecifier
 
     formats = getattr(link_evaluator, "_formats", None)
     if formats is not None and "binary" not in formats:
-        return None  # --no-binary: pip takes no wheel of the project, variant or not
+        return set()  # --no-binary: pip takes no wheel of the project, variant or not
     canonical = _compat.canonical_name(str(getattr(link_evaluator, "project_name", "")))
     target = getattr(link_evaluator, "_target_python", None)
     ignore_requires_python = bool(getattr(link_evaluator, "_ignore_requires_python", False))
+    uploaded_prior_to = getattr(link_evaluator, "_uploaded_prior_to", None)  # pip 26.0+
     tags: Optional[List[Any]] = None
-    newest = None
+    versions: Set[Any] = set()
     for link in links:
         filename = getattr(link, "filename", "")
         if not filename.endswith(".whl"):
@@ -52,27 +56,48 @@ def _newest_labelled(link_evaluator: Any, links: Iterable[Any]) -> Optional[Any]
                 continue
             if getattr(link, "is_yanked", False):
                 continue  # the resolver would pass over it too (install's finder allows yanked links)
+            if uploaded_prior_to is not None and not getattr(link, "is_file", False):
+                upload_time = getattr(link, "upload_time", None)
+                if upload_time is None or upload_time >= uploaded_prior_to:
+                    continue  # --uploaded-prior-to: pip would refuse this link
             requires_python = getattr(link, "requires_python", None)
             if requires_python and not ignore_requires_python and target is not None:
-                if not check_requires_python(requires_python, target.py_version_info):
-                    continue
-            version = _compat.Version(wheel.version)
-        except Exception:  # pip would skip this link too (a bad name, version or Requires-Python)
+                try:
+                    if not check_requires_python(requires_python, target.py_version_info):
+                        continue
+                except InvalidSpecifier:
+                    pass  # pip ignores a Requires-Python it cannot read, and so do we
+            versions.add(_compat.Version(wheel.version))
+        except Exception:  # pip would skip this link too (a bad name or version)
             continue
-        if newest is None or version > newest:
-            newest = version
-    return newest
+    return versions
 
 
 def note_links(link_evaluator: Any, links: List[Any]) -> None:
-    """Remember the newest version only ``links``' labelled wheels offer (H2)."""
-    newest = _newest_labelled(link_evaluator, links)
-    if newest is None:
-        return
-    canonical = _compat.canonical_name(str(link_evaluator.project_name))
-    known = STATE.left_out_by_no_variants.get(canonical)
-    if known is None or newest > known:
-        STATE.left_out_by_no_variants[canonical] = newest
+    """Remember the versions ``links``' labelled wheels offer (H2)."""
+    versions = _labelled_versions(link_evaluator, links)
+    if versions:
+        canonical = _compat.canonical_name(str(link_evaluator.project_name))
+        STATE.left_out_by_no_variants.setdefault(canonical, set()).update(versions)
+
+
+def set_in_configuration(parser: Any) -> bool:
+    """Does pip's configuration (files, not the command line) turn variants off?
+
+    Read from the configuration ``parser`` has already loaded, as pip reads it
+    for the command (global, then the command's section); never re-parses
+    options, whose callbacks would overwrite what the command line said.
+    """
+    from pip._internal.utils.misc import strtobool
+
+    value = None
+    try:
+        for key, val in parser._get_ordered_configuration_items():
+            if key == "no-variants":
+                value = val
+        return value is not None and bool(strtobool(str(value)))
+    except Exception:
+        return False
 
 
 def _prereleases(evaluator: Any, name: str) -> Optional[bool]:
@@ -84,21 +109,37 @@ def _prereleases(evaluator: Any, name: str) -> Optional[bool]:
     return True if getattr(evaluator, "_allow_all_prereleases", False) else None
 
 
-def say_what_was_left_out(evaluator: Any, applicable: List[Any]) -> None:
+def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: List[Any]) -> None:
     """Warn when the newest version the requirement allows has only variant
-    wheels, which variants off left out (H4, on pip's applicable candidates)."""
+    wheels, which variants off left out (H4, on pip's found and applicable
+    candidates).
+
+    The labelled versions join the versions pip found, and pip's own filter
+    (its specifier, its prerelease rule) runs over them all: a prerelease that
+    pip would pass over next to a final release is not worth a word.
+    """
     name = str(getattr(evaluator, "_project_name", ""))
-    newest = STATE.left_out_by_no_variants.get(_compat.canonical_name(name))
-    if newest is None:
+    labelled = STATE.left_out_by_no_variants.get(_compat.canonical_name(name))
+    if not labelled:
         return
-    best = max((candidate.version for candidate in applicable), default=None)
-    if best is not None and best >= newest:
+    found = {_compat.Version(str(candidate.version)) for candidate in candidates}
+    only_labelled = labelled - found
+    if not only_labelled:
         return
     specifier = getattr(evaluator, "_specifier", None)
-    if specifier is not None and not specifier.contains(str(newest), prereleases=_prereleases(evaluator, name)):
+    allowed = sorted(found | labelled)
+    if specifier is not None:
+        allowed = list(specifier.filter(allowed, prereleases=_prereleases(evaluator, name)))
+    newest = max((version for version in allowed if version in only_labelled), default=None)
+    best = max((candidate.version for candidate in applicable), default=None)
+    if newest is None or (best is not None and best >= newest):
         return
-    what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off (--no-variants)"
-    if best is None:
-        messages.warn_once(f"{what}: no other build of {name} fits. Drop --no-variants to install {name} {newest}")
+    if STATE.no_variants_in_configuration:
+        how, fix = "no-variants in pip's configuration", "Unset no-variants (pip config list shows where)"
     else:
-        messages.warn_once(f"{what}: pip takes {name} {best} instead. Drop --no-variants to install {name} {newest}")
+        how, fix = "--no-variants", "Drop --no-variants"
+    what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off ({how})"
+    if best is None:
+        messages.warn_once(f"{what}: no other build of {name} fits. {fix} to install {name} {newest}")
+    else:
+        messages.warn_once(f"{what}: pip takes {name} {best} instead. {fix} to install {name} {newest}")

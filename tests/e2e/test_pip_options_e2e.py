@@ -78,7 +78,7 @@ def test_no_variants_gives_the_stock_choice(variant_venv, stock_venv, release, i
     assert report["install"][0]["download_info"] == stock_report["install"][0]["download_info"]
 
 
-def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index):
+def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_path):
     """BC-1 (PEP 817 SHOULD): a newest release that only variant wheels offer is named."""
     publish("pkg", "1.0", None)
     publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
@@ -92,6 +92,12 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index):
     chosen, _, stderr = pick(variant_venv, index, "pkg==2.0", "--no-variants", check=False)
     assert chosen is None and "no other build of pkg fits" in stderr, stderr
     assert_clean(stderr)
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[install]\nno-variants = true\n")
+    chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CONFIG_FILE=str(conf))
+    assert chosen == PLAIN, stderr
+    assert ("variants are off (no-variants in pip's configuration): pip takes pkg 1.0 instead. "
+            "Unset no-variants (pip config list shows where) to install pkg 2.0") in stderr
     for args in (("pkg<2", "--no-variants"), ("pkg",)):  # excluded by the requirement; variants on
         chosen, _, stderr = pick(variant_venv, index, *args)
         assert "only variant wheels" not in stderr, stderr

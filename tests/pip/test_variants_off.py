@@ -87,7 +87,6 @@ def test_no_binary_leaves_nothing_to_say(patched, wheels, caplog):
     assert _warnings(caplog) == []
 
 
-@needs_unscanned_folders
 def test_yanked_variant_wheels_are_not_counted(patched, tmp_path, caplog):
     d = tmp_path / "wheels"
     d.mkdir()
@@ -100,3 +99,123 @@ def test_yanked_variant_wheels_are_not_counted(patched, tmp_path, caplog):
     evaluator = variant_finder([str(d)], pip_variants_no_variants=True).make_link_evaluator("pkg")
     note_links(evaluator, [Link(f"{(d / 'pkg-2.0-py3-none-any-fv3.whl').as_uri()}", yanked_reason="broken")])
     assert STATE.left_out_by_no_variants == {}
+
+
+# Labelled links handed to H2 by hand: pip then finds what the folder's plain wheels offer.
+# Every pip, as labelled names from an index reach H2 on every pip.
+
+
+def _labelled_link(d, name, **kwargs):
+    from pip._internal.models.link import Link
+
+    return Link((d / name).as_uri(), **kwargs)
+
+
+def _finder_noting(d, *names, **link_attributes):
+    from pip_variants._pip.variants_off import note_links
+
+    finder = variant_finder([str(d)], pip_variants_no_variants=True)
+    note_links(finder.make_link_evaluator("pkg"), [_labelled_link(d, name, **link_attributes) for name in names])
+    return finder
+
+
+@pytest.fixture
+def plain_one(tmp_path):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_wheel(d, "pkg", "1.0")
+    return d
+
+
+def test_the_newest_the_requirement_allows_is_named(patched, plain_one, caplog):
+    from pip._vendor.packaging.specifiers import SpecifierSet
+
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl", "pkg-3.0-py3-none-any-fv3.whl")
+    assert finder.find_best_candidate("pkg", SpecifierSet("<3")).best_candidate.version.public == "1.0"
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
+        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0"
+    ]
+
+
+def test_prereleases_follow_pips_rule(patched, tmp_path, caplog):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    # Nothing but a prerelease: pip would have taken it, so its absence is worth a word ...
+    finder = _finder_noting(d, "pkg-2.0rc1-py3-none-any-fv3.whl")
+    assert best_filename(finder) is None
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 2.0rc1 has only variant wheels for this platform, and variants are off "
+        "(--no-variants): no other build of pkg fits. Drop --no-variants to install pkg 2.0rc1"
+    ]
+    # ... next to a final release pip passes it over: no word (--pre would change that)
+    caplog.clear()
+    STATE.left_out_by_no_variants.clear()
+    d = tmp_path / "with-a-final"  # a folder of its own: pip 26 remembers what it scanned
+    d.mkdir()
+    build_wheel(d, "pkg", "1.0")
+    finder = _finder_noting(d, "pkg-2.0rc1-py3-none-any-fv3.whl")
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert _warnings(caplog) == []
+
+
+def test_a_requires_python_pip_cannot_read_is_ignored_as_pip_ignores_it(patched, plain_one, caplog):
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl", requires_python="not a specifier")
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert "pkg 2.0 has only variant wheels" in " ".join(_warnings(caplog))
+
+
+def test_a_requires_python_that_excludes_this_python_is_respected(patched, plain_one, caplog):
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl", requires_python="<3")
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert _warnings(caplog) == []
+
+
+def test_uploaded_prior_to_is_respected(patched, plain_one, caplog):
+    import datetime
+
+    evaluator = variant_finder([str(plain_one)], pip_variants_no_variants=True).make_link_evaluator("pkg")
+    if not hasattr(evaluator, "_uploaded_prior_to"):
+        pytest.skip("--uploaded-prior-to: pip 26.0+")
+    from pip_variants._pip.variants_off import note_links
+
+    cutoff = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    evaluator._uploaded_prior_to = cutoff
+    early, late = cutoff - datetime.timedelta(days=1), cutoff + datetime.timedelta(days=1)
+    from pip._internal.models.link import Link
+
+    links = [Link(f"https://example.org/pkg-{version}-py3-none-any-fv3.whl", upload_time=when)
+             for version, when in (("2.0", early), ("3.0", late), ("4.0", None))]
+    note_links(evaluator, links)
+    assert {str(v) for v in STATE.left_out_by_no_variants["pkg"]} == {"2.0"}
+
+
+def test_no_variants_from_pip_configuration_is_named(patched, tmp_path, monkeypatch):
+    from pip._internal.commands import create_command
+
+    from pip_variants._pip.variants_off import set_in_configuration
+
+    monkeypatch.delenv("PIP_CONFIG_FILE", raising=False)
+    for name in [n for n in __import__("os").environ if n.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    conf = tmp_path / "pip.conf"
+    command = create_command("install")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    for text, expected in (("[install]\nno-variants = true\n", True), ("[global]\nno-variants = yes\n", True),
+                           ("[install]\nno-variants = false\n", False), ("[global]\ntimeout = 5\n", False)):
+        conf.write_text(text)
+        command = create_command("install")
+        command.parser.config.load()
+        assert set_in_configuration(command.parser) is expected, text
+    assert set_in_configuration(None) is False
+
+
+def test_the_message_names_pip_configuration(patched, plain_one, caplog):
+    STATE.no_variants_in_configuration = True
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl")
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
+        "(no-variants in pip's configuration): pip takes pkg 1.0 instead. "
+        "Unset no-variants (pip config list shows where) to install pkg 2.0"
+    ]
