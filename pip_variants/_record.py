@@ -22,6 +22,7 @@ no ``InitVar``/``ClassVar``, no ``__slots__``, no subclassing of a record.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, TypeVar
 
@@ -33,6 +34,8 @@ _MISSING = dataclasses.MISSING
 # What dataclasses.fields() keeps: a private marker, hence the guard (and the fallback).
 _FIELD = getattr(dataclasses, "_FIELD", None)
 _NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
+#: held while a class's ``Field`` table is built (:class:`_LazyFields`)
+_BUILDING = threading.Lock()
 
 
 if TYPE_CHECKING:  # type checkers are told what it behaves as: a frozen dataclass
@@ -59,17 +62,23 @@ class _LazyFields:
         self._cls, self._plan = cls, plan
 
     def __get__(self, obj: Any, owner: Any = None) -> Dict[str, dataclasses.Field]:  # type: ignore[type-arg]
-        fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
-        for name, annotation, spec in self._plan:
-            if not isinstance(spec, dataclasses.Field):
-                spec = dataclasses.field(default=spec)
-            spec.name, spec.type = name, annotation
-            spec._field_type = _FIELD  # type: ignore[attr-defined]
-            if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
-                spec.kw_only = False  # type: ignore[attr-defined]
-            fields[name] = spec
-        self._cls.__dataclass_fields__ = fields  # from now on a plain attribute, as dataclass sets it
-        return fields
+        # One table per class, whichever thread asks first (the look-ahead reads
+        # metadata in threads): the others wait and get that same table.
+        with _BUILDING:
+            built = self._cls.__dict__.get("__dataclass_fields__")
+            if built is not self:
+                return built  # type: ignore[no-any-return]
+            fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
+            for name, annotation, spec in self._plan:
+                if not isinstance(spec, dataclasses.Field):
+                    spec = dataclasses.field(default=spec)
+                spec.name, spec.type = name, annotation
+                spec._field_type = _FIELD  # type: ignore[attr-defined]
+                if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
+                    spec.kw_only = False  # type: ignore[attr-defined]
+                fields[name] = spec
+            self._cls.__dataclass_fields__ = fields  # from now on a plain attribute, as dataclass sets it
+            return fields
 
 
 class _Plain:

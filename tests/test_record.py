@@ -163,3 +163,35 @@ def test_argument_errors_name_the_argument() -> None:
     with pytest.raises(TypeError, match="missing required argument: 'x'"):
         Point(y="b", z=())
     assert list(vars(Point(z=("q",), x="a", y="b"))) == ["x", "y", "z"]
+
+
+def test_threads_asking_first_get_one_table(monkeypatch) -> None:
+    import threading
+    import time
+
+    @record
+    class Slow:
+        a: int = 1
+        b: str = "x"
+
+    made = dataclasses.field
+
+    def slow_field(**kwargs):  # widens the window in which a second thread could build its own
+        time.sleep(0.01)
+        return made(**kwargs)
+
+    monkeypatch.setattr(dataclasses, "field", slow_field)
+    start = threading.Barrier(4)
+    tables = []
+
+    def ask() -> None:
+        start.wait()
+        tables.append(dataclasses.fields(Slow))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(tables) == 4
+    assert all(a is b for table in tables[1:] for a, b in zip(tables[0], table))
