@@ -184,8 +184,9 @@ def main() -> int:
                     counted.append((name, *pair))
 
         version = subprocess.run([py_with, "-m", "pip", "--version"], capture_output=True, text=True).stdout.split()[1]
-        print(f"pip {version}, {Path(args.python).name} {sys.version.split()[0] if args.python == sys.executable else ''}, "
-              f"{args.rounds} rounds (start-up x4), medians")
+        python = subprocess.run([py_with, "-c", "import platform; print(platform.python_version())"],
+                                capture_output=True, text=True).stdout.strip()
+        print(f"pip {version}, Python {python}, {args.rounds} rounds (start-up x4), medians")
         print(f"{'case':38} {'with':>9} {'without':>9} {'ratio':>6} | {'min w':>9} {'min w/o':>9} "
               f"{'ratio':>6} | {'cpu w':>9} {'cpu w/o':>9} {'ratio':>6} | {'target':>6}")
         for name, a, b, amin, bmin, ca, cb, goal in rows:
