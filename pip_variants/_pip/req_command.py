@@ -269,11 +269,14 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         command = getattr(self, "name", "")
         if STATE.stepped_aside or STATE.broken or command not in VARIANT_COMMANDS:
             return finder
-        try:
-            if getattr(options, "pip_variants_no_variants", False):
+        if getattr(options, "pip_variants_no_variants", False):
+            try:  # only the wording of a notice depends on it: never worth more than a debug line
                 from .variants_off import set_in_configuration
 
                 STATE.no_variants_in_configuration = set_in_configuration(getattr(self, "parser", None))
+            except Exception as exc:
+                messages.debug("pip-variants: where no-variants was set is unknown: %r", exc)
+        try:
             configure_finder(command, options, session, finder)
         except VariantInstallationError:
             raise

@@ -88,10 +88,10 @@ def set_in_configuration(parser: Any) -> bool:
     for the command (global, then the command's section); never re-parses
     options, whose callbacks would overwrite what the command line said.
     """
-    from pip._internal.utils.misc import strtobool
-
     value = None
     try:
+        from pip._internal.utils.misc import strtobool
+
         for key, val in parser._get_ordered_configuration_items():
             if key == "no-variants":
                 value = val
@@ -122,7 +122,7 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
     labelled = STATE.left_out_by_no_variants.get(_compat.canonical_name(name))
     if not labelled:
         return
-    found = {_compat.Version(str(candidate.version)) for candidate in candidates}
+    found = set(filter(None, (_parsed(candidate.version) for candidate in candidates)))
     only_labelled = labelled - found
     if not only_labelled:
         return
@@ -131,15 +131,30 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
     if specifier is not None:
         allowed = list(specifier.filter(allowed, prereleases=_prereleases(evaluator, name)))
     newest = max((version for version in allowed if version in only_labelled), default=None)
-    best = max((candidate.version for candidate in applicable), default=None)
-    if newest is None or (best is not None and best >= newest):
+    if newest is None:
+        return
+    # What pip takes (yanked files last, --prefer-binary), not merely the highest version.
+    chosen = evaluator.sort_best_candidate(applicable) if applicable else None
+    best = None if chosen is None else _parsed(chosen.version)
+    # A best outside ``allowed`` is one pip takes only because the variant wheels are
+    # missing (say, a prerelease that a final variant release would have outranked).
+    if best is not None and best in allowed and best >= newest:
         return
     if STATE.no_variants_in_configuration:
-        how, fix = "no-variants in pip's configuration", "Unset no-variants (pip config list shows where)"
+        how, fix = "no-variants in pip's configuration", "Unset no-variants (pip config debug shows where)"
     else:
         how, fix = "--no-variants", "Drop --no-variants"
     what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off ({how})"
-    if best is None:
+    if chosen is None:
         messages.warn_once(f"{what}: no other build of {name} fits. {fix} to install {name} {newest}")
     else:
-        messages.warn_once(f"{what}: pip takes {name} {best} instead. {fix} to install {name} {newest}")
+        messages.warn_once(f"{what}: pip takes {name} {chosen.version} instead. {fix} to install {name} {newest}")
+
+
+def _parsed(version: Any) -> Optional[Any]:
+    """``version`` as a PEP 440 ``Version``; ``None`` for what is not one (pip
+    23.2 may still hand a ``LegacyVersion`` of an old sdist name)."""
+    try:
+        return _compat.Version(str(version))
+    except Exception:
+        return None

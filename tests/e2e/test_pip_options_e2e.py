@@ -97,7 +97,7 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CONFIG_FILE=str(conf))
     assert chosen == PLAIN, stderr
     assert ("variants are off (no-variants in pip's configuration): pip takes pkg 1.0 instead. "
-            "Unset no-variants (pip config list shows where) to install pkg 2.0") in stderr
+            "Unset no-variants (pip config debug shows where) to install pkg 2.0") in stderr
     for args in (("pkg<2", "--no-variants"), ("pkg",)):  # excluded by the requirement; variants on
         chosen, _, stderr = pick(variant_venv, index, *args)
         assert "only variant wheels" not in stderr, stderr

@@ -191,15 +191,19 @@ def test_uploaded_prior_to_is_respected(patched, plain_one, caplog):
 
 
 def test_no_variants_from_pip_configuration_is_named(patched, tmp_path, monkeypatch):
+    import os
+
+    from pip._internal import configuration
     from pip._internal.commands import create_command
 
     from pip_variants._pip.variants_off import set_in_configuration
 
-    monkeypatch.delenv("PIP_CONFIG_FILE", raising=False)
-    for name in [n for n in __import__("os").environ if n.startswith("PIP_")]:
+    # This machine's own pip.conf files stay out: only the test's file is read.
+    kinds = list(configuration.get_configuration_files())
+    monkeypatch.setattr(configuration, "get_configuration_files", lambda: {kind: [] for kind in kinds})
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
         monkeypatch.delenv(name)
     conf = tmp_path / "pip.conf"
-    command = create_command("install")
     monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
     for text, expected in (("[install]\nno-variants = true\n", True), ("[global]\nno-variants = yes\n", True),
                            ("[install]\nno-variants = false\n", False), ("[global]\ntimeout = 5\n", False)):
@@ -217,5 +221,35 @@ def test_the_message_names_pip_configuration(patched, plain_one, caplog):
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
         "(no-variants in pip's configuration): pip takes pkg 1.0 instead. "
-        "Unset no-variants (pip config list shows where) to install pkg 2.0"
+        "Unset no-variants (pip config debug shows where) to install pkg 2.0"
     ]
+
+
+def test_a_prerelease_pip_takes_only_for_want_of_the_variant_wheels_is_named(patched, tmp_path, caplog):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_wheel(d, "pkg", "2.0rc1")  # with 1.5's variant wheels there, pip would pass this prerelease over
+    finder = _finder_noting(d, "pkg-1.5-py3-none-any-fv3.whl")
+    assert best_filename(finder) == "pkg-2.0rc1-py3-none-any.whl"
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 1.5 has only variant wheels for this platform, and variants are off "
+        "(--no-variants): pip takes pkg 2.0rc1 instead. Drop --no-variants to install pkg 1.5"
+    ]
+
+
+def test_what_pip_takes_is_what_it_would_install(patched, plain_one, caplog):
+    (plain_one / "pkg-3.0.tar.gz").write_bytes(b"")  # newer, but --prefer-binary takes the wheel
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl")
+    finder._candidate_prefs.prefer_binary = True
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
+        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0"
+    ]
+
+
+def test_a_version_that_is_not_pep_440_does_not_hide_the_notice(patched, plain_one, caplog):
+    (plain_one / "pkg-latest.tar.gz").write_bytes(b"")  # pip 23.2: a LegacyVersion; later pips skip it
+    finder = _finder_noting(plain_one, "pkg-2.0-py3-none-any-fv3.whl")
+    finder.find_best_candidate("pkg")
+    assert "pkg 2.0 has only variant wheels" in " ".join(_warnings(caplog))
