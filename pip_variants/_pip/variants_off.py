@@ -8,8 +8,9 @@ invalid to it. The finder hook (H2) hands those links here first; this module
 notes, per project, the versions among them that pip would otherwise take
 (tags, ``Requires-Python``, yanked, ``--uploaded-prior-to``), and H4 compares
 them with what pip found without them: one warning per project when the
-newest release the requirement allows is only available as variant wheels. Loaded only where variants are off by option;
-``PIP_NO_VARIANTS`` keeps pip-variants out of the process altogether.
+newest release the requirement allows is only available as variant wheels.
+Loaded only where variants are off by option; ``PIP_NO_VARIANTS`` keeps
+pip-variants out of the process altogether.
 """
 
 from __future__ import annotations
