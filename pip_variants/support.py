@@ -255,11 +255,15 @@ class SupportResolver:
     # -- public -------------------------------------------------------------------
 
     def supported_for(self, metadata: VariantMetadata) -> Tuple[Dict[str, Dict[str, Tuple[str, ...]]], List[NamespaceSupport]]:
-        """``({namespace: {feature: values}}, answers)`` for every namespace of a release."""
+        """``({namespace: {feature: values}}, answers)`` for every namespace a variant of the release uses."""
         supported: Dict[str, Dict[str, Tuple[str, ...]]] = {}
         answers: List[NamespaceSupport] = []
-        namespaces = list(metadata.namespaces) + [
-            ns for ns in metadata.used_namespaces if ns not in metadata.namespaces
+        # Only namespaces some variant uses: a namespace listed but used by no
+        # variant ranks nothing, so its provider is neither installed, run nor
+        # reported (a spurious untrusted-provider warning, a strict-mode error).
+        used = metadata.used_namespaces
+        namespaces = [ns for ns in metadata.namespaces if ns in used] + [
+            ns for ns in used if ns not in metadata.namespaces
         ]
         for ns in namespaces:
             info = metadata.provider(ns)

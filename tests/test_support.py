@@ -352,3 +352,16 @@ def test_strict_makes_an_untrusted_plugin_an_error():  # §11 behaviour 22, stri
         engine.select("pkg", "1.0", md)
     static = release({"blas": {"static-properties": {"lib": ["mkl"]}}}, {"mkl": {"blas": {"lib": ["mkl"]}}})
     assert engine.select("pkg", "1.0", static).order == ("mkl",)  # nothing to trust: unaffected
+
+
+def test_a_namespace_no_variant_uses_asks_no_provider():
+    # PEP 825 lets default-priorities list a namespace no variant uses: its
+    # provider is neither run nor reported, and strict mode has nothing to refuse.
+    md = release({"blas": {"static-properties": {"library": ["openblas"]}},
+                  "fictional": {"requires": ["provider-fictional-hw"]}},
+                 {"ob": {"blas": {"library": ["openblas"]}}, "null": {}})
+    for strict in (False, True):
+        sel = VariantEngine(VariantSettings(support=SupportSettings(strict=strict))).select("pkg", "1.0", md)
+        assert sel.order == ("ob", "null")
+        assert [a.namespace for a in sel.answers] == ["blas"]
+        assert sel.notices == ()
