@@ -195,7 +195,25 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
                 "Upgrade pip-variants to install this release's variant wheels",
             )
         return version
+    if url and _names_a_version(url):
+        # PEP 825: the URL carries the format version, and an unknown one is
+        # unsupported. Guessing from the keys would read it as some draft.
+        raise UnsupportedSchemaVersion(
+            source,
+            f"unsupported variant metadata format (from $schema {url!r}: not a version this "
+            "pip-variants knows). Upgrade pip-variants to install this release's variant wheels",
+        )
     return _sniff_version(data)
+
+
+def _names_a_version(url: str) -> bool:
+    """Does the end of ``url``'s path carry a dotted number (``2.0.0/schema.json``, ``v9.0.json``)?"""
+    path = url.partition("://")[2].partition("/")[2] if "://" in url else url
+    return any(
+        a.isdecimal() and dot == "." and b.isdecimal()
+        for segment in path.split("/")[-2:]
+        for a, dot, b in zip(segment, segment[1:], segment[2:])
+    )
 
 
 def _sniff_version(data: Mapping[str, Any]) -> Version:

@@ -125,6 +125,22 @@ def test_schema_url_version(url, version):
     assert _schema_url_version(url) == version
 
 
+@pytest.mark.parametrize("url", ["https://variants-schema.wheelnext.dev/v9.0.json",
+                                 "https://packaging.python.org/en/latest/specifications/variants-2.0.0.json",
+                                 "https://packaging.python.org/specifications/variant-schema/2.0.0/schema.json"])
+def test_a_version_in_an_unknown_url_shape_is_not_guessed_from_the_keys(url):
+    # PEP 825: the URL carries the version, and an unknown one is unsupported.
+    doc = dict(V011, **{"$schema": url})
+    with pytest.raises(UnsupportedSchemaVersion, match="not a version this pip-variants knows"):
+        parse_metadata(doc, "pkg-1.0-variants.json")
+
+
+@pytest.mark.parametrize("url", ["https://variants-schema.wheelnext.dev/", "https://127.0.0.1:8080/schema",
+                                 "not a url"])
+def test_a_url_without_a_version_is_read_from_the_keys(url):
+    assert schema_version({"$schema": url, "default-priorities": {"namespace": ["a"]}}) == (0, 1, 1)
+
+
 @pytest.mark.parametrize("url", ["https://packaging.python.org/x/v2.0.0.json", "https://x/v0.3.0.json", "https://x/v1.0.0.json",
                                  "https://packaging.python.org/en/latest/specifications/variants/2.0.0.json"])
 def test_unknown_schema_versions_rejected(url):
