@@ -273,7 +273,10 @@ def _plain_config(config):
     """One config (dict or duck-typed object) as a dict of its three fields."""
     if isinstance(config, dict):
         return {key: _plain(config[key], 1) for key in _CONFIG_FIELDS if key in config}
-    if config is None or isinstance(config, (bool, int, float, str, list, tuple)):
+    # A namedtuple is a tuple with the three attributes: duck typing decides.
+    if config is None or isinstance(config, (bool, int, float, str, list)) or (
+        isinstance(config, tuple) and not hasattr(type(config), "_fields")
+    ):
         return {"__type__": type(config).__name__}
     out = {}
     for key in _CONFIG_FIELDS:

@@ -55,6 +55,14 @@ PLUGIN_SOURCES: Dict[str, str] = {
                 def get_supported_configs():
                     return (Cfg("feat", ("x", "y.1")),)
     """,
+    "p_namedtuple": """
+        from collections import namedtuple
+        Cfg = namedtuple("VariantFeatureConfig", "name values multi_value")
+        class Plugin:
+            @staticmethod
+            def get_supported_configs():
+                return [Cfg("arch", ["a", "b"], False), Cfg("gpu", ["x"], True)]
+    """,
     "p_instance": """
         class Plugin:
             namespace = "inst_ns"
@@ -229,6 +237,12 @@ def test_get_all_configs_method(plugin_path):
     assert res.configs == [FeatureConfig("level", ("v1", "v2", "v3"))]
     with pytest.raises(ValueError):
         run_plugins(["p_module"], method="namespace")
+
+
+def test_namedtuple_configs(plugin_path):
+    # PEP 817: any object with name, values and multi_value is a config, tuple or not.
+    res = run_one("p_namedtuple:Plugin", plugin_path)
+    assert res.configs == [FeatureConfig("arch", ("a", "b"), False), FeatureConfig("gpu", ("x",), True)]
 
 
 def test_classmethods_and_empty_values(plugin_path):
