@@ -630,9 +630,7 @@ def _provider_to_json(info: ProviderInfo) -> Dict[str, Any]:
     return out
 
 
-def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels)."""
-    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
+def _priorities_to_json(md: VariantMetadata) -> Dict[str, Any]:
     prio: Dict[str, Any] = {"namespace": list(md.namespaces)}
     if md.feature_priorities:
         prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
@@ -640,6 +638,53 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
         prio["property"] = {
             ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
         }
+    return prio
+
+
+def _variants_to_json(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any]:
+    return {
+        label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
+        for label in sorted(keep)
+    }
+
+
+def _to_json_00x(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any]:
+    """A 0.0.3 document: 0.2.0 has no ``enable-if`` and no feature or property
+    priorities, so metadata read from a 0.0.x file is written back in kind."""
+    prio = _priorities_to_json(md)
+    providers: Dict[str, Any] = {}
+    statics: Dict[str, Any] = {}
+    for ns in md.namespaces:
+        info = md.providers.get(ns)
+        if info is None:
+            continue  # abi_dependency, or a 0.0.2 entry read leniently: none to write
+        entry: Dict[str, Any] = {}
+        if info.static_properties is not None:
+            entry["install-time"] = False
+            statics[ns] = {f: list(v) for f, v in info.static_properties}
+        else:
+            entry["requires"] = list(info.requires)
+            if info.plugin_api is not None:
+                entry["plugin-api"] = info.plugin_api
+        if info.enable_if is not None:
+            entry["enable-if"] = info.enable_if
+        if info.optional:
+            entry["optional"] = True
+        providers[ns] = entry
+    doc: Dict[str, Any] = {"$schema": SCHEMA_URLS[(0, 0, 3)], "default-priorities": prio, "providers": providers}
+    if statics:
+        doc["static-properties"] = statics
+    doc["variants"] = _variants_to_json(md, keep)
+    return doc
+
+
+def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
+    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels);
+    metadata read from a 0.0.x file gives a 0.0.3 document."""
+    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
+    if md.schema < (0, 1, 0):
+        return _to_json_00x(md, keep)
+    prio = _priorities_to_json(md)
     # A 0.1.x file lists the literal abi_dependency namespace without a provider
     # table: in 0.2.0 it is the built-in provider.
     providers = {
@@ -655,10 +700,7 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
         "$schema": SCHEMA_URLS[(0, 2, 0)],
         "default-priorities": prio,
         "providers": providers,
-        "variants": {
-            label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
-            for label in sorted(keep)
-        },
+        "variants": _variants_to_json(md, keep),
     }
 
 

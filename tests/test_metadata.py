@@ -2,6 +2,7 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from pip_variants.metadata import (
     UnsupportedSchemaVersion,
     _is_object_reference,
     _schema_url_version,
+    check_consistency,
     dumps,
     load_metadata,
     load_wheel_metadata,
@@ -272,11 +274,33 @@ def test_write_020_round_trips():
     again = parse_metadata(json.loads(dumps(md)), "x")
     assert again.variants == md.variants and again.providers == md.providers
     assert again.namespaces == md.namespaces
-    # a 0.0.3 file is written as 0.2.0 and keeps its meaning
-    md3 = parse_metadata(V003, "x")
-    again3 = parse_metadata(json.loads(dumps(md3)), "x")
-    assert again3.providers["blas_lapack"].static_properties == md3.providers["blas_lapack"].static_properties
-    assert again3.variants == md3.variants
+
+
+TORCH_29 = json.loads((Path(__file__).parent / "data" / "torch-2.9.0-variants.json").read_text())
+
+
+STATIC_003 = {
+    "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+    "default-priorities": {"namespace": ["blas"]},
+    "providers": {"blas": {"install-time": False, "enable-if": "python_version >= '3'"}},
+    "static-properties": {"blas": {"lib": ["mkl", "openblas"], "int": ["lp64"]}},
+    "variants": {"mkl": {"blas": {"lib": ["mkl"], "int": ["lp64"]}}, "null": {}},
+}
+
+
+@pytest.mark.parametrize("doc", [V002, V003, STATIC_003, TORCH_28, TORCH_29],
+                         ids=["0.0.2", "0.0.3", "0.0.3-static", "torch-2.8", "torch-2.9"])
+def test_write_00x_round_trips_as_003(doc):
+    # 0.2.0 has no enable-if and no feature/property priorities: a 0.0.x file is
+    # written back as 0.0.3, so an index file built from its wheels agrees with them.
+    md = parse_metadata(doc, "x")
+    written = json.loads(dumps(md))
+    assert written["$schema"].endswith("/v0.0.3.json")
+    again = parse_metadata(written, "x")
+    for name in ("namespaces", "variants", "providers", "feature_priorities", "property_priorities"):
+        assert getattr(again, name) == getattr(md, name), name
+    for label in md.variants:
+        assert check_consistency(again, md, label) is None
 
 
 @pytest.mark.parametrize(
