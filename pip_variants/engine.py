@@ -59,9 +59,12 @@ def _name_label_pairs(items: Iterable[str], option: str) -> Iterator[Tuple[str, 
         for word in item.split():
             name, sep, label = word.partition("=")
             if not sep or not name or not LABEL_RE.match(label):
-                raise VariantError(
-                    f"invalid {option} value {word!r}: expected NAME=LABEL, e.g. torch=cu128"
-                )
+                why = "expected NAME=LABEL, e.g. torch=cu128"
+                if sep and name and label and LABEL_RE.match(label.lower()):
+                    why = f"a variant label is lower case ({name}={label.lower()})"
+                elif sep and name and label:
+                    why = "a variant label has only the characters 0-9, a-z, '_' and '.'"
+                raise VariantError(f"invalid {option} value {word!r}: {why}")
             yield canonical_name(name), label
 
 
@@ -142,7 +145,12 @@ class Selection:
         props = self.metadata.variants.get(label, {})
         shown = format_property_set(props)
         if label == NULL_LABEL:
-            why = "the null variant" + ("" if self.forced == label else ": no other variant fits this machine")
+            why = "the null variant"
+            if self.forced != label and not any(l != NULL_LABEL for l in self.order):
+                # Where others fit, something after the ranking (hash pins) set them aside.
+                excluded = any(r.reason == "excluded" for r in self.ranking.rejected.values())
+                why += (": no other variant fits this machine or was left by --variant-exclude" if excluded
+                        else ": no other variant fits this machine")
         else:
             why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
         extra = " (chosen with --variant)" if self.forced == label else ""

@@ -252,6 +252,24 @@ def test_describe_line():
     sel = VariantEngine().select("torch", "2.9.0", md)
     assert sel.describe("a") == "torch 2.9.0: variant a (s :: f :: a)"
     assert sel.rank("a") > sel.rank("null") > sel.rank(None) > sel.rank("zzz")
+    # "a" fits: where null is still taken (hash pins set "a" aside), it is not for want of a fit
+    assert sel.describe("null") == "torch 2.9.0: variant null (the null variant)"
+    unfit = release({"s": {"static-properties": {"f": ["a"]}}}, {"b": {"s": {"f": ["b"]}}, "null": {}})
+    assert VariantEngine().select("t", "1", unfit).describe("null").endswith(
+        "(the null variant: no other variant fits this machine)")
+    excluded = VariantEngine(VariantSettings(excluded={"t": ("a",)})).select("t", "1", md)
+    assert excluded.describe("null").endswith("no other variant fits this machine or was left by --variant-exclude)")
+
+
+@pytest.mark.parametrize("value, why", [
+    ("torch=CU128", r"a variant label is lower case \(torch=cu128\)"),
+    ("torch=cu-128", "only the characters 0-9, a-z, '_' and '.'"),
+    ("torch", "expected NAME=LABEL"),
+    ("=cu128", "expected NAME=LABEL"),
+])
+def test_a_bad_variant_value_says_what_is_wrong(value, why):
+    with pytest.raises(VariantError, match=why):
+        parse_forced([value])
 
 
 def test_check_wheel_forced_only_for_its_project():

@@ -287,6 +287,17 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
         plain = sum(1 for c in result if label_of(c.link) is None)
         if pins <= plain:
             refused.update(id(c) for c in unknown)
+    if unknown and forced is None:
+        # pip checks the one file it downloads and never tries another: say how
+        # to name the pinned build before its bare hash-mismatch error.
+        name = unknown[0].name
+        messages.warn_once(
+            f"pip-variants: {name}: the index lists no hashes for its variant wheels, so which build your "
+            f"--hash pins name is known only after the download; pip-variants "
+            f"{'takes a non-variant wheel' if pins <= plain else 'ranks the variant wheels as usual'}. "
+            f"If pip then reports a hash mismatch, name the pinned build: --variant {name}=LABEL "
+            f"(pip-variants explain {name} lists the labels)"
+        )
     if not refused:
         return result
     kept = [c for c in result if id(c) not in refused]

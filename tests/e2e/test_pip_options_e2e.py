@@ -275,6 +275,23 @@ def test_hash_checking_mode_on_an_index_without_hashes(
     chosen, _, stderr = pick(variant_venv, index, req, *args, "--require-hashes", "-r")
     assert chosen == expected, stderr
     assert_clean(stderr)
+    assert ("lists no hashes for its variant wheels" in stderr) is not bool(args), stderr
+
+
+def test_hash_pins_an_index_cannot_check_say_how_to_name_the_build(variant_venv, publish, index, tmp_path):
+    """Only mkl pinned, no digests on the index: no way to know before the
+    download that mkl is the pinned one. pip's hash error follows a line that
+    says what to do, and doing it works."""
+    release = publish("pkg", "1.0", DATA, hash=False)
+    req = _hash_pinned(release, tmp_path, "mkl")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "--require-hashes", "-r", req,
+                   check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert ("pkg: the index lists no hashes for its variant wheels" in proc.stderr
+            and "name the pinned build: --variant pkg=LABEL" in proc.stderr), proc.stderr
+    chosen, _, stderr = pick(variant_venv, index, req, "--variant", "pkg=mkl", "--require-hashes", "-r")
+    assert chosen == vfile("mkl"), stderr
 
 
 def test_variant_of_an_unpinned_label_says_hashes_decide(variant_venv, release, index, tmp_path):
