@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _compat, _patching
-from .state import labels_enabled
+from .state import STATE, labels_enabled
 
 __all__ = ["patch", "split_label"]
 
@@ -42,7 +42,15 @@ def split_label(filename: str) -> Tuple[Optional[str], Optional[str]]:
 def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[..., Any]:
     def __init__(self: Any, filename: str) -> None:
         if not labels_enabled():
-            return original(self, filename)
+            if not STATE.off_by_option:
+                return original(self, filename)
+            try:
+                return original(self, filename)
+            except Exception as exc:
+                # pip says "Invalid build number": name the label and the way out
+                # (the finder drops such links quietly; a file path reaches the user).
+                _raise_with_hint(exc, filename)
+                raise
         if filename.count("-") == 4:  # a plain wheel name: no label to split off
             original(self, filename)
             self.variant_label = None
@@ -68,6 +76,22 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
         return None
 
     return __init__
+
+
+def _raise_with_hint(exc: Exception, filename: str) -> None:
+    label = split_label(filename)[1]
+    if label is None or not exc.args or not isinstance(exc.args[0], str):
+        return
+    where = "no-variants in pip's configuration" if STATE.no_variants_in_configuration else "--no-variants"
+    fix = "Unset no-variants" if STATE.no_variants_in_configuration else "Drop --no-variants"
+    try:
+        hinted = type(exc)(
+            f"{exc.args[0]}: {filename} is a variant wheel (label {label}), and variants are off "
+            f"({where}). {fix} to install it"
+        )
+    except Exception:
+        return
+    raise hinted from None
 
 
 def patch(module: Any) -> None:

@@ -81,10 +81,10 @@ def test_no_variants_gives_the_stock_choice(variant_venv, stock_venv, release, i
 def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_path):
     """BC-1 (PEP 817 SHOULD): a newest release that only variant wheels offer is named."""
     publish("pkg", "1.0", None)
-    publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
-                                        providers={"blas_lapack": static_provider({"library": ["openblas"]})},
-                                        variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
-            plain=False)
+    two = publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
+                                              providers={"blas_lapack": static_provider({"library": ["openblas"]})},
+                                              variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
+                  plain=False)
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--no-variants")
     assert chosen == PLAIN, stderr
     assert ("pkg 2.0 has only variant wheels for this platform, and variants are off (--no-variants): "
@@ -102,6 +102,12 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
         chosen, _, stderr = pick(variant_venv, index, *args)
         assert "only variant wheels" not in stderr, stderr
     assert chosen == "pkg-2.0-py3-none-any-ob.whl"
+    wheel = next(p for p in two if p.name.endswith("-ob.whl"))  # by path: pip's error, then the way out
+    proc = run_pip(variant_venv, "install", "--dry-run", "--no-variants", str(wheel), check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert ("is a variant wheel (label ob), and variants are off (--no-variants). Drop --no-variants to "
+            "install it") in proc.stderr, proc.stderr
 
 
 def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):

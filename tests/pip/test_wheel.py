@@ -77,3 +77,22 @@ def test_stepped_aside_passes_through(labels):
     STATE.stepped_aside = True
     with pytest.raises(InvalidWheelFilename):
         Wheel("pkg-1.0-py3-none-any-cu129.whl")
+
+
+@pytest.mark.parametrize("in_configuration, words", [
+    (False, "variants are off (--no-variants). Drop --no-variants to install it"),
+    (True, "variants are off (no-variants in pip's configuration). Unset no-variants to install it"),
+])
+def test_variants_off_by_option_names_the_label_of_a_rejected_name(patched, in_configuration, words):
+    # pip's own "Invalid build number" is all a file path would get otherwise.
+    from pip._internal.exceptions import InvalidWheelFilename
+    from pip._internal.models.wheel import Wheel
+
+    STATE.off_by_option = True
+    STATE.no_variants_in_configuration = in_configuration
+    with pytest.raises(InvalidWheelFilename) as exc:
+        Wheel("pkg-1.0-py3-none-any-cu129.whl")
+    assert str(exc.value).endswith(f"pkg-1.0-py3-none-any-cu129.whl is a variant wheel (label cu129), and {words}")
+    with pytest.raises(InvalidWheelFilename) as exc:  # not a label: pip's words alone
+        Wheel("pkg-1.0-py3-none-any-CU129.whl")
+    assert "variant wheel" not in str(exc.value)
