@@ -230,6 +230,32 @@ class _PluginProvider:
         return list(result.configs)
 
 
+def _beyond_builtin(info: ProviderInfo, metadata: VariantMetadata, settings: SupportSettings) -> bool:
+    """Does ``metadata`` use, in ``info``'s namespace, a property that the built-in
+    standing in (partly) for the entry's plugin never answers? Then that plugin,
+    where installed or allowed, answers instead (``Provider.partly_for``)."""
+    if not info.requires:
+        return False
+    from .providers.builtin import get_builtin
+
+    provider = get_builtin(info.namespace)
+    partly = getattr(provider, "partly_for", ())
+    if not partly:
+        return False
+    answered = {c.name: set(c.values) for c in provider.all_configs()}  # type: ignore[union-attr]
+    if not any(
+        feature not in answered or not answered[feature].issuperset(values)
+        for props in metadata.variants.values()
+        for feature, values in props.get(info.namespace, {}).items()
+    ):
+        return False
+    try:
+        req = _first_requirement(info.requires, settings.marker_environment)
+    except (ValueError, KeyError):
+        return False  # the ladder says why the entry is unusable
+    return req is not None and _canonical(req.name) in partly
+
+
 class SupportResolver:
     """Answers, per namespace, what the target supports; memoised for the process."""
 
@@ -237,7 +263,7 @@ class SupportResolver:
                  plugin_installer: Optional[PluginInstaller] = None) -> None:
         self.settings = settings
         self.plugin_installer = plugin_installer
-        self._memo: Dict[ProviderInfo, NamespaceSupport] = {}
+        self._memo: Dict[Tuple[ProviderInfo, bool], NamespaceSupport] = {}
         self._abi: Optional[AbiContext] = settings.abi
 
     @classmethod
@@ -270,7 +296,7 @@ class SupportResolver:
             if ns == ABI_DEPENDENCY or info.builtin == ABI_DEPENDENCY:  # abi.is_abi_provider
                 answer = self.abi_support(info, metadata)
             else:
-                answer = self.namespace_support(info)
+                answer = self.namespace_support(info, _beyond_builtin(info, metadata, self.settings))
             answers.append(answer)
             if answer.features:
                 supported[ns] = dict(answer.features)
@@ -309,19 +335,22 @@ class SupportResolver:
             features[feature] = supported_values(values, source.version)
         return NamespaceSupport(ns, features, "builtin:abi_dependency", None, tuple(sources))
 
-    def namespace_support(self, info: ProviderInfo) -> NamespaceSupport:
-        if info not in self._memo:
+    def namespace_support(self, info: ProviderInfo, beyond_builtin: bool = False) -> NamespaceSupport:
+        """``beyond_builtin``: the release uses properties the built-in standing in
+        for this entry's plugin does not answer (:func:`_beyond_builtin`)."""
+        key = (info, beyond_builtin)
+        if key not in self._memo:
             try:
-                self._memo[info] = self._resolve(info)
+                self._memo[key] = self._resolve(info, beyond_builtin)
             except (ValueError, KeyError) as exc:  # not packaging's classes: importing it costs
                 # packaging's InvalidRequirement, UndefinedComparison, UndefinedEnvironmentName
                 # (a KeyError), ...: the metadata's 'requires' or 'enable-if' is unusable. That
                 # namespace is off (an error in strict mode); the rest of the release goes on.
                 detail = " ".join(str(exc).split())  # packaging's text spans lines, with a caret line
-                self._memo[info] = self._unusable(
+                self._memo[key] = self._unusable(
                     info.namespace, f"cannot be used ({type(exc).__name__}: {detail})"
                 )
-        return self._memo[info]
+        return self._memo[key]
 
     # -- the ladder ---------------------------------------------------------------
 
@@ -340,7 +369,7 @@ class SupportResolver:
             return NamespaceSupport(ns, {}, "disabled", None)
         return None
 
-    def _resolve(self, info: ProviderInfo) -> NamespaceSupport:
+    def _resolve(self, info: ProviderInfo, beyond_builtin: bool = False) -> NamespaceSupport:
         ns = info.namespace
         s = self.settings
         off = self._disabled(info)
@@ -361,7 +390,7 @@ class SupportResolver:
                 f"variant profile {s.profile_source} says nothing about namespace {ns!r}: unsupported"
                 if s.profile_notices else None,
             )
-        return self._from_code(info)
+        return self._from_code(info, beyond_builtin)
 
     def _marker_true(self, marker: str) -> bool:
         from packaging.markers import Marker
@@ -369,15 +398,22 @@ class SupportResolver:
         env = self.settings.marker_environment
         return bool(Marker(marker).evaluate(dict(env) if env else None))
 
-    def _from_code(self, info: ProviderInfo) -> NamespaceSupport:
+    def _from_code(self, info: ProviderInfo, beyond_builtin: bool = False) -> NamespaceSupport:
         from .providers.builtin import builtin_for
 
         ns = info.namespace
         builtin = builtin_for(ns, info.requires, info.plugin_api, self.settings.marker_environment)
         if builtin is not None:
+            if beyond_builtin:
+                return self._plugin_beyond_builtin(info, builtin)
             return self._run(ns, builtin, f"builtin:{ns}")
         if info.kind == "unspecified":
             return self._untrusted(ns, f"no provider known for variant namespace {ns!r} (the metadata names none)")
+        return self._from_plugin(info)
+
+    def _from_plugin(self, info: ProviderInfo) -> NamespaceSupport:
+        """Steps 5-6: the installed plugin, else the allowed one (installed now), else untrusted."""
+        ns = info.namespace
         req = _first_requirement(info.requires, self.settings.marker_environment)
         if req is None:  # PROVIDERS §PV-3: one entry must survive the markers in every environment
             return self._unusable(ns, "has no usable 'requires' entry (each one is unparsable or excluded "
@@ -412,6 +448,32 @@ class SupportResolver:
         return self._untrusted(
             ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted",
             f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
+        )
+
+    def _plugin_beyond_builtin(self, info: ProviderInfo, builtin: Any) -> NamespaceSupport:
+        """The release uses properties the built-in does not answer: the plugin it
+        stands in for answers where it is installed or allowed, else the built-in
+        does and says what that leaves out."""
+        ns = info.namespace
+        req = _first_requirement(info.requires, self.settings.marker_environment)
+        if req is not None:
+            version = _installed_version(req.name)
+            installed = version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True))
+            allowed = _allowance(self.settings, req) is not None and self.plugin_installer is not None
+            if installed or allowed:
+                answer = self._from_plugin(info)
+                if answer.source.startswith("plugin:") and not answer.notice:
+                    return answer
+        answer = self._run(ns, builtin, f"builtin:{ns}")
+        if answer.notice:
+            return answer
+        name = _canonical(req.name) if req is not None else ns
+        answered = ", ".join(repr(c.name) for c in builtin.all_configs())
+        return NamespaceSupport(
+            ns, answer.features, answer.source,
+            f"this release's {ns!r} variants use properties that pip-variants' built-in stand-in for "
+            f"{name} does not answer (it answers {answered} only), so those variants are skipped; to have "
+            f"{name} itself answer, install it or pass --allow-variant-plugin {name}",
         )
 
     def _trusted_requirements(self, ns: str, info: ProviderInfo) -> Union[List[str], NamespaceSupport]:

@@ -383,3 +383,56 @@ def test_a_namespace_no_variant_uses_asks_no_provider():
         assert sel.order == ("ob", "null")
         assert [a.namespace for a in sel.answers] == ["blas"]
         assert sel.notices == ()
+
+
+X86_WHEELNEXT = {"requires": ["provider-variant-x86-64"], "plugin-api": "provider_variant_x86_64.plugin:X8664Plugin"}
+X86_UV = {"requires": ["x86-64-variant-provider"]}
+X86_VARIANTS = {"bf16": {"x86_64": {"avx512_bf16": ["on"]}}, "v3": {"x86_64": {"level": ["v3"]}}, "null": {}}
+
+
+def _fake_wheelnext_x86_plugin(folder):
+    """What WheelNext's plugin answers on an AVX-512 BF16 machine, as an installed distribution."""
+    package = folder / "provider_variant_x86_64"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "plugin.py").write_text(
+        "class X8664Plugin:\n"
+        "    namespace = 'x86_64'\n"
+        "    @staticmethod\n"
+        "    def get_supported_configs(known_properties=None):\n"
+        "        return [{'name': 'level', 'values': ['v4', 'v3', 'v2', 'v1']},\n"
+        "                {'name': 'avx512_bf16', 'values': ['on']}]\n"
+    )
+    info = folder / "provider_variant_x86_64-0.0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: provider-variant-x86-64\nVersion: 0.0.1\n")
+    (info / "RECORD").write_text("provider_variant_x86_64/__init__.py,,\nprovider_variant_x86_64/plugin.py,,\n")
+    return str(folder)
+
+
+def test_a_release_using_more_than_the_x86_64_stand_in_answers_asks_the_plugin(monkeypatch, tmp_path):
+    """WheelNext's provider-variant-x86-64 also answers one feature per CPU
+    extension; the built-in answers 'level' only. A release using an extension
+    goes to the plugin where it is allowed (or installed); else the built-in
+    answers, and a notice says what that leaves out and how to allow the plugin."""
+    monkeypatch.setenv("PIP_VARIANTS_X86_64_LEVEL", "v3")
+    md = release({"x86_64": X86_WHEELNEXT}, X86_VARIANTS)
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ("v3", "null")
+    assert "does not answer (it answers 'level' only)" in sel.notices[0]
+    assert "pass --allow-variant-plugin provider-variant-x86-64" in sel.notices[0]
+    installs = []
+    settings = VariantSettings(support=SupportSettings(allowed_plugins=("provider-variant-x86-64",)))
+    engine = VariantEngine(settings, plugin_installer=lambda reqs: installs.append(reqs) or _fake_wheelnext_x86_plugin(tmp_path / "p"))
+    sel = engine.select("pkg", "1.0", md)
+    assert sel.order == ("v3", "bf16", "null") and sel.notices == ()  # the plugin ranks level first
+    assert installs == [["provider-variant-x86-64"]]
+    # Within what the built-in answers, or for uv's plugin (level only), the built-in serves, silently.
+    level_only = release({"x86_64": X86_WHEELNEXT}, {"v3": {"x86_64": {"level": ["v3"]}}, "null": {}})
+    assert engine.select("pkg", "1.0", level_only).answers[0].source == "builtin:x86_64"
+    assert installs == [["provider-variant-x86-64"]]
+    uv = VariantEngine().select("pkg", "1.0", release({"x86_64": X86_UV}, X86_VARIANTS))
+    assert uv.order == ("v3", "null") and uv.notices == ()
+    arm = release({"aarch64": {"requires": ["provider-variant-aarch64"]}},
+                  {"v9": {"aarch64": {"version": ["9.0a"]}}, "null": {}})  # past the built-in's 8.4a
+    assert "stand-in for provider-variant-aarch64 does not answer" in VariantEngine().select("pkg", "1.0", arm).notices[0]

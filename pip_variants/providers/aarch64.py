@@ -243,6 +243,9 @@ class AArch64Provider:
     #: provider-variant-aarch64 0.0.1 (version), aarch64-variant-provider 0.2.0 (uv's)
     versions: Mapping[str, Tuple[str, ...]] = {"provider-variant-aarch64": ("0.0.1",),
                                                "aarch64-variant-provider": ("0.2.0",)}
+    #: WheelNext's plugin also has one feature per CPU extension (value ``on``)
+    #: and versions past 8.4a; only ``version`` up to 8.4a is answered here
+    partly_for: Tuple[str, ...] = ("provider-variant-aarch64",)
     plugin_apis: Tuple[str, ...] = (
         "provider_variant_aarch64.plugin:AArch64Plugin",
         "provider_variant_aarch64",

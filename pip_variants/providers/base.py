@@ -67,6 +67,9 @@ class Provider(Protocol):
     them asks for a plugin this is not, which then goes the way of any other plugin.
     ``plugin_apis``: the published endpoints (``module:Object`` or ``module``)
     it stands in for.
+    ``partly_for`` (optional): packages whose plugin answers more than this
+    provider does (``all_configs`` lists what it answers). A release using more
+    goes to that plugin where it is installed or allowed.
     """
 
     namespace: str

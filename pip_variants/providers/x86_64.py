@@ -231,6 +231,9 @@ class X8664Provider:
     #: provider-variant-x86-64 0.0.1 (level), x86-64-variant-provider 0.2.1 (uv's)
     versions: Mapping[str, Tuple[str, ...]] = {"provider-variant-x86-64": ("0.0.1",),
                                                "x86-64-variant-provider": ("0.2.1",)}
+    #: WheelNext's plugin also has one feature per CPU extension (value ``on``);
+    #: only ``level`` is answered here
+    partly_for: Tuple[str, ...] = ("provider-variant-x86-64",)
     plugin_apis: Tuple[str, ...] = (
         "provider_variant_x86_64.plugin:X8664Plugin",
         "provider_variant_x86_64",
