@@ -233,6 +233,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     else:
         keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest, pinned=pinned)
     final = sorted(keep, key=evaluator._sort_key) if keep else keep
+    if pinned:
+        final = _unpinned_files_dropped(evaluator._hashes, final, forced)
     if not selecting():  # a hook failed meanwhile: stock behaviour
         return _without_labels(result)
 
@@ -259,7 +261,8 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
     that publishes none), and keeps everything when no digest matches: it
     checks after the download. Stock pip then takes the plain wheel; ranked
     first, an unpinned variant would fail that check and break a lock file
-    that works without pip-variants. A local file is hashed here. A remote one
+    that works without pip-variants. A local file is hashed later, once
+    ranked (:func:`_unpinned_files_dropped`). A remote one
     without a digest cannot be checked before it is downloaded: it stands
     aside when there are no more pins than non-variant files (a lock file made
     without variants), and stays when there are more (the pins must name
@@ -277,8 +280,7 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
             if not link.is_hash_allowed(hashes):
                 refused.add(id(cand))
         elif link.is_file:
-            if not _file_is_pinned(link.file_path, hashes):
-                refused.add(id(cand))
+            continue  # hashed once ranked, best first, until a pinned one (_unpinned_files_dropped)
         else:
             unknown.append(cand)
     if unknown:
@@ -302,6 +304,24 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
         return result
     kept = [c for c in result if id(c) not in refused]
     return kept or result
+
+
+def _unpinned_files_dropped(hashes: Any, final: List[Any], forced: Optional[str]) -> List[Any]:
+    """Hash-checking mode, local variant wheels without a digest (a
+    ``--find-links`` folder): from the best down, drop each whose file is not
+    pinned, until one that pip may take. Only the files pip would otherwise
+    take are hashed, not every build in the folder (GPU wheels run to gigabytes)."""
+    kept = list(final)
+    while kept:
+        cand = kept[-1]
+        link = cand.link
+        label = label_of(link)
+        if label is None or label == forced or link.has_hash or not link.is_file:
+            break
+        if _file_is_pinned(link.file_path, hashes):
+            break
+        kept.pop()
+    return kept or final
 
 
 def _file_is_pinned(path: str, hashes: Any) -> bool:
