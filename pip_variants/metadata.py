@@ -195,25 +195,33 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
                 "Upgrade pip-variants to install this release's variant wheels",
             )
         return version
-    if url and _names_a_version(url):
+    loose = _dotted_version_in(url or "")
+    if loose is not None:
+        for supported in SUPPORTED_VERSIONS:
+            if loose == supported:
+                return supported  # a known version in another URL shape
         # PEP 825: the URL carries the format version, and an unknown one is
         # unsupported. Guessing from the keys would read it as some draft.
         raise UnsupportedSchemaVersion(
             source,
-            f"unsupported variant metadata format (from $schema {url!r}: not a version this "
-            "pip-variants knows). Upgrade pip-variants to install this release's variant wheels",
+            f"unsupported variant metadata format {'.'.join(map(str, loose))} (from $schema {url!r}). "
+            "Upgrade pip-variants to install this release's variant wheels",
         )
     return _sniff_version(data)
 
 
-def _names_a_version(url: str) -> bool:
-    """Does the end of ``url``'s path carry a dotted number (``2.0.0/schema.json``, ``v9.0.json``)?"""
+def _dotted_version_in(url: str) -> Optional[Tuple[int, ...]]:
+    """The first dotted number (``2.0.0``, ``9.0``) in the last two parts of
+    ``url``'s path (``.../2.0.0/schema.json``, ``.../v9.0.json``), else ``None``."""
+    import re  # loaded in every pip process already; only this fallback needs it
+
     path = url.partition("://")[2].partition("/")[2] if "://" in url else url
-    return any(
-        a.isdecimal() and dot == "." and b.isdecimal()
-        for segment in path.split("/")[-2:]
-        for a, dot, b in zip(segment, segment[1:], segment[2:])
-    )
+    path = path.partition("?")[0].partition("#")[0]
+    for segment in path.split("/")[-2:]:
+        found = re.search(r"(?<![0-9.])[0-9]+(?:\.[0-9]+)+", segment)
+        if found:
+            return tuple(int(n) for n in found.group().split("."))
+    return None
 
 
 def _sniff_version(data: Mapping[str, Any]) -> Version:

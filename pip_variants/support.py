@@ -453,27 +453,28 @@ class SupportResolver:
     def _plugin_beyond_builtin(self, info: ProviderInfo, builtin: Any) -> NamespaceSupport:
         """The release uses properties the built-in does not answer: the plugin it
         stands in for answers where it is installed or allowed, else the built-in
-        does and says what that leaves out."""
+        does and says what that leaves out (and why the plugin did not answer)."""
         ns = info.namespace
         req = _first_requirement(info.requires, self.settings.marker_environment)
+        name = _canonical(req.name) if req is not None else ns
+        why = f"to have {name} itself answer, install it or pass --allow-variant-plugin {name}"
         if req is not None:
             version = _installed_version(req.name)
             installed = version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True))
             allowed = _allowance(self.settings, req) is not None and self.plugin_installer is not None
             if installed or allowed:
-                answer = self._from_plugin(info)
+                answer = self._from_plugin(info)  # in strict mode its failure is an error
                 if answer.source.startswith("plugin:") and not answer.notice:
                     return answer
+                why = f"{name} did not answer ({answer.notice or answer.source})"
         answer = self._run(ns, builtin, f"builtin:{ns}")
         if answer.notice:
             return answer
-        name = _canonical(req.name) if req is not None else ns
-        answered = ", ".join(repr(c.name) for c in builtin.all_configs())
+        answered = "; ".join(f"{c.name} {', '.join(c.values)}" for c in builtin.all_configs())
         return NamespaceSupport(
             ns, answer.features, answer.source,
-            f"this release's {ns!r} variants use properties that pip-variants' built-in stand-in for "
-            f"{name} does not answer (it answers {answered} only), so those variants are skipped; to have "
-            f"{name} itself answer, install it or pass --allow-variant-plugin {name}",
+            f"variants using {ns!r} properties beyond what pip-variants' built-in stand-in for {name} "
+            f"answers ({answered}) are skipped; {why}",
         )
 
     def _trusted_requirements(self, ns: str, info: ProviderInfo) -> Union[List[str], NamespaceSupport]:

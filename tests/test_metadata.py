@@ -133,12 +133,17 @@ def test_schema_url_version(url, version):
 def test_a_version_in_an_unknown_url_shape_is_not_guessed_from_the_keys(url):
     # PEP 825: the URL carries the version, and an unknown one is unsupported.
     doc = dict(V011, **{"$schema": url})
-    with pytest.raises(UnsupportedSchemaVersion, match="not a version this pip-variants knows"):
+    with pytest.raises(UnsupportedSchemaVersion, match=r"unsupported variant metadata format (9\.0|2\.0\.0) "):
         parse_metadata(doc, "pkg-1.0-variants.json")
 
 
+@pytest.mark.parametrize("url", ["https://x/v0.1.1", "https://x/v0.1.1.json/", "https://x/0.1.1/schema.json"])
+def test_a_known_version_in_another_url_shape_is_that_version(url):
+    assert schema_version(dict(V011, **{"$schema": url})) == (0, 1, 1)
+
+
 @pytest.mark.parametrize("url", ["https://variants-schema.wheelnext.dev/", "https://127.0.0.1:8080/schema",
-                                 "not a url"])
+                                 "not a url", "https://x/schema?v=1.2"])
 def test_a_url_without_a_version_is_read_from_the_keys(url):
     assert schema_version({"$schema": url, "default-priorities": {"namespace": ["a"]}}) == (0, 1, 1)
 

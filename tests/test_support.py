@@ -8,6 +8,7 @@ import pytest
 from pip_variants.engine import VariantEngine, VariantLabelNotFound, VariantSettings, parse_forced, VariantError
 from pip_variants.metadata import parse_metadata
 from pip_variants.profile import load_profile
+from pip_variants.providers.base import ProviderError
 from pip_variants.support import StrictVariantError, SupportResolver, SupportSettings
 
 V020 = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
@@ -419,8 +420,18 @@ def test_a_release_using_more_than_the_x86_64_stand_in_answers_asks_the_plugin(m
     md = release({"x86_64": X86_WHEELNEXT}, X86_VARIANTS)
     sel = VariantEngine().select("pkg", "1.0", md)
     assert sel.order == ("v3", "null")
-    assert "does not answer (it answers 'level' only)" in sel.notices[0]
-    assert "pass --allow-variant-plugin provider-variant-x86-64" in sel.notices[0]
+    assert sel.notices[0] == (
+        "variants using 'x86_64' properties beyond what pip-variants' built-in stand-in for provider-variant-x86-64 "
+        "answers (level v4, v3, v2, v1) are skipped; to have provider-variant-x86-64 itself answer, install it or "
+        "pass --allow-variant-plugin provider-variant-x86-64")
+    def broken_installer(reqs):
+        raise ProviderError("provider-variant-x86-64", "could not be installed: no index")
+
+    allowed = SupportSettings(allowed_plugins=("provider-variant-x86-64",))
+    failed = VariantEngine(VariantSettings(support=allowed), plugin_installer=broken_installer).select("pkg", "1.0", md)
+    assert failed.order == ("v3", "null")  # the built-in still answers, and the notice says why the plugin did not
+    assert "are skipped; provider-variant-x86-64 did not answer (variant provider provider-variant-x86-64: could " \
+           "not be installed: no index" in failed.notices[0]
     installs = []
     settings = VariantSettings(support=SupportSettings(allowed_plugins=("provider-variant-x86-64",)))
     engine = VariantEngine(settings, plugin_installer=lambda reqs: installs.append(reqs) or _fake_wheelnext_x86_plugin(tmp_path / "p"))
@@ -435,4 +446,5 @@ def test_a_release_using_more_than_the_x86_64_stand_in_answers_asks_the_plugin(m
     assert uv.order == ("v3", "null") and uv.notices == ()
     arm = release({"aarch64": {"requires": ["provider-variant-aarch64"]}},
                   {"v9": {"aarch64": {"version": ["9.0a"]}}, "null": {}})  # past the built-in's 8.4a
-    assert "stand-in for provider-variant-aarch64 does not answer" in VariantEngine().select("pkg", "1.0", arm).notices[0]
+    assert "stand-in for provider-variant-aarch64 answers (version 8.4a, 8.3a, 8.2a, 8.1a, 8a) are skipped" in \
+        VariantEngine().select("pkg", "1.0", arm).notices[0]

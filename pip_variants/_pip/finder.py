@@ -222,6 +222,13 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
             # Every version is settled here; only the newest is the one pip takes.
             _settle_version(ctx, version, keys, groups, outcomes, in_use=version == newest)
 
+    if pinned and deferred:
+        # Settled only if the resolver gets there, which picks among what is left:
+        # these keep the up-front check (every unpinned local variant wheel out).
+        hashes = evaluator._hashes
+        unpinned = {id(c) for c in result if release_of(c)[0] in deferred and _unpinned_local(hashes, c, forced)}
+        result = [c for c in result if id(c) not in unpinned]
+
     def outcome_of(cand: Any) -> Outcome:
         return outcomes[release_of(cand)]
 
@@ -233,8 +240,9 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     else:
         keep = _apply_forced(ctx, forced, result, outcome_of, outcomes, newest, pinned=pinned)
     final = sorted(keep, key=evaluator._sort_key) if keep else keep
+    lost: Set[str] = set()
     if pinned:
-        final = _unpinned_files_dropped(evaluator._hashes, final, forced)
+        final, lost = _unpinned_files_dropped(evaluator._hashes, final, forced, release_of)
     if not selecting():  # a hook failed meanwhile: stock behaviour
         return _without_labels(result)
 
@@ -246,7 +254,9 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
 
         for version in deferred:
             defer(evaluator, ctx, version, [c for c in result if release_of(c)[0] == version])
-    _report(ctx, final, newest, [out for (v, _), out in outcomes.items() if v == newest],
+    # Builds that fit but whose files the hashes do not pin are no "nothing fits":
+    # as for an index's unpinned files, which never reach selection, nothing is said.
+    _report(ctx, final, newest, [] if newest in lost else [out for (v, _), out in outcomes.items() if v == newest],
             version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)))
     _record_for_explain(ctx, result, outcomes)
     return final
@@ -287,41 +297,62 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
         allowed = getattr(hashes, "_allowed", None)
         pins = sum(len(v) for v in allowed.values()) if isinstance(allowed, dict) else 0
         plain = sum(1 for c in result if label_of(c.link) is None)
+        name = unknown[0].name
+        hint = (f"If pip then reports a hash mismatch, name the pinned build: --variant {name}=LABEL "
+                f"(pip-variants explain {name} lists the labels)")
         if pins <= plain:
             refused.update(id(c) for c in unknown)
-    if unknown and forced is None:
-        # pip checks the one file it downloads and never tries another: say how
-        # to name the pinned build before its bare hash-mismatch error.
-        name = unknown[0].name
-        messages.warn_once(
-            f"pip-variants: {name}: the index lists no hashes for its variant wheels, so which build your "
-            f"--hash pins name is known only after the download; pip-variants "
-            f"{'takes a non-variant wheel' if pins <= plain else 'ranks the variant wheels as usual'}. "
-            f"If pip then reports a hash mismatch, name the pinned build: --variant {name}=LABEL "
-            f"(pip-variants explain {name} lists the labels)"
-        )
+            if forced is None:  # most likely a lock file made without variants: no warning
+                messages.info_once(
+                    f"pip-variants: {name}: the index lists no hashes for its variant wheels and your --hash "
+                    f"pins are no more than its non-variant files, so pip-variants takes a non-variant wheel. {hint}"
+                )
+        elif forced is None:
+            # The pins name variant wheels too, but which ones is known only after the
+            # download, and pip never tries another file: say how to name the build.
+            messages.warn_once(
+                f"pip-variants: {name}: the index lists no hashes for its variant wheels, so which build your "
+                f"--hash pins name is known only after the download; pip-variants ranks the variant wheels "
+                f"as usual. {hint}"
+            )
     if not refused:
         return result
     kept = [c for c in result if id(c) not in refused]
     return kept or result
 
 
-def _unpinned_files_dropped(hashes: Any, final: List[Any], forced: Optional[str]) -> List[Any]:
+def _unpinned_files_dropped(hashes: Any, final: List[Any], forced: Optional[str],
+                            release_of: Callable[[Any], Tuple[str, str]]) -> Tuple[List[Any], Set[str]]:
     """Hash-checking mode, local variant wheels without a digest (a
-    ``--find-links`` folder): from the best down, drop each whose file is not
-    pinned, until one that pip may take. Only the files pip would otherwise
-    take are hashed, not every build in the folder (GPU wheels run to gigabytes)."""
-    kept = list(final)
-    while kept:
-        cand = kept[-1]
-        link = cand.link
-        label = label_of(link)
-        if label is None or label == forced or link.has_hash or not link.is_file:
-            break
-        if _file_is_pinned(link.file_path, hashes):
-            break
-        kept.pop()
-    return kept or final
+    ``--find-links`` folder): per version, from the best down, drop each whose
+    file is not pinned, until one that pip may take. Only the files pip would
+    otherwise take are hashed, not every build in the folder (GPU wheels run
+    to gigabytes). Returns the list and the versions that lost a file."""
+    dropped: Set[int] = set()
+    settled: Set[str] = set()
+    lost: Set[str] = set()
+    for cand in reversed(final):
+        version = release_of(cand)[0]
+        if version in settled:
+            continue
+        if not _unpinned_local(hashes, cand, forced):
+            settled.add(version)
+            continue
+        dropped.add(id(cand))
+        lost.add(version)
+    if not dropped:
+        return final, lost
+    kept = [c for c in final if id(c) not in dropped]
+    return (kept, lost) if kept else (final, set())
+
+
+def _unpinned_local(hashes: Any, cand: Any, forced: Optional[str]) -> bool:
+    """A local variant wheel without a digest, not forced, whose file the hashes do not pin."""
+    link = cand.link
+    label = label_of(link)
+    if label is None or label == forced or link.has_hash or not link.is_file:
+        return False
+    return not _file_is_pinned(link.file_path, hashes)
 
 
 def _file_is_pinned(path: str, hashes: Any) -> bool:

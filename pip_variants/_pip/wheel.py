@@ -84,10 +84,12 @@ def _raise_with_hint(exc: Exception, filename: str) -> None:
         return
     where = "no-variants in pip's configuration" if STATE.no_variants_in_configuration else "--no-variants"
     fix = "Unset no-variants" if STATE.no_variants_in_configuration else "Drop --no-variants"
+    said = exc.args[0].rstrip(". ")
+    what = "it" if filename in said else filename
     try:
         hinted = type(exc)(
-            f"{exc.args[0]}: {filename} is a variant wheel (label {label}), and variants are off "
-            f"({where}). {fix} to install it"
+            f"{said}: {what} is a variant wheel (label {label}), and variants are off ({where}). "
+            f"{fix} to install it"
         )
     except Exception:
         return

@@ -390,3 +390,36 @@ def test_near_name(name, names, expected):
     from pip_variants._pip.finder import _near_name
 
     assert _near_name(name, names) == expected
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_hash_pins_over_a_folder_hash_only_what_pip_would_take(patched, tmp_path, mocker):
+    """The taken version's best local variant wheel is hashed, then the next,
+    until a pinned one: fv3 (unpinned) gives way to fv1, and the files below
+    are never read. An older version, settled only if the resolver gets there,
+    loses every unpinned variant wheel up front."""
+    from pip._internal.utils.hashes import Hashes
+
+    from pip_variants._pip import _compat
+    from pip_variants._pip import finder as finder_module
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d, version="1.0")
+    build_pkg(d, version="2.0")
+    pins = [_sha256(d / f"pkg-{v}-py3-none-any-fv1.whl") for v in ("1.0", "2.0")]
+    hashed = mocker.spy(finder_module, "_file_is_pinned")
+    finder = variant_finder([str(d)])
+    result = finder.find_best_candidate("pkg", hashes=Hashes({"sha256": pins}))
+    assert result.best_candidate.link.filename == "pkg-2.0-py3-none-any-fv1.whl"
+    applicable = [c.link.filename for c in _compat.applicable_candidates(result)]
+    assert applicable[-1] == "pkg-2.0-py3-none-any-fv1.whl"  # below it, files pip never takes stay unread
+    assert [f for f in applicable if "-fv" in f] == ["pkg-1.0-py3-none-any-fv1.whl", "pkg-2.0-py3-none-any-fv1.whl"]
+    files = [call.args[0].rsplit("/", 1)[-1] for call in hashed.call_args_list]
+    assert [f for f in files if f.startswith("pkg-2.0")] == [
+        "pkg-2.0-py3-none-any-fv3.whl", "pkg-2.0-py3-none-any-fv1.whl"]

@@ -92,7 +92,9 @@ def test_variants_off_by_option_names_the_label_of_a_rejected_name(patched, in_c
     STATE.no_variants_in_configuration = in_configuration
     with pytest.raises(InvalidWheelFilename) as exc:
         Wheel("pkg-1.0-py3-none-any-cu129.whl")
-    assert str(exc.value).endswith(f"pkg-1.0-py3-none-any-cu129.whl is a variant wheel (label cu129), and {words}")
+    text = str(exc.value)
+    assert text.endswith(f" is a variant wheel (label cu129), and {words}"), text
+    assert text.count("pkg-1.0-py3-none-any-cu129.whl") == 1 and ".:" not in text, text  # pip 23.2 names the file
     with pytest.raises(InvalidWheelFilename) as exc:  # not a label: pip's words alone
         Wheel("pkg-1.0-py3-none-any-CU129.whl")
     assert "variant wheel" not in str(exc.value)
