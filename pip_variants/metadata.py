@@ -612,10 +612,23 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
     if index.variants.get(label) != wheel.variants[label]:
         return f"label {label!r} has different properties in the wheel and in the index file"
     if index.providers and wheel.providers:
+        # 0.2.0 cannot carry enable-if: a file written in it from 0.0.x wheels (by
+        # ``pip-variants index``, to_json_dict) agrees with them without it.
+        across = (index.schema >= (0, 2, 0)) != (wheel.schema >= (0, 2, 0))
         for ns in wheel.variants[label]:
-            if ns in index.providers and ns in wheel.providers and index.providers[ns] != wheel.providers[ns]:
+            if ns not in index.providers or ns not in wheel.providers:
+                continue
+            ours, theirs = index.providers[ns], wheel.providers[ns]
+            if across and ours.enable_if != theirs.enable_if:
+                ours, theirs = _without_enable_if(ours), _without_enable_if(theirs)
+            if ours != theirs:
                 return f"provider for namespace {ns!r} differs between the wheel and the index file"
     return None
+
+
+def _without_enable_if(info: ProviderInfo) -> ProviderInfo:
+    return ProviderInfo(info.namespace, info.requires, info.plugin_api, info.static_properties, info.optional,
+                        None, info.builtin)
 
 
 # ------------------------------------------------------------------------- writing
@@ -656,42 +669,12 @@ def _variants_to_json(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any
     }
 
 
-def _to_json_00x(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any]:
-    """A 0.0.3 document: 0.2.0 has no ``enable-if`` and no feature or property
-    priorities, so metadata read from a 0.0.x file is written back in kind."""
-    prio = _priorities_to_json(md)
-    providers: Dict[str, Any] = {}
-    statics: Dict[str, Any] = {}
-    for ns in md.namespaces:
-        info = md.providers.get(ns)
-        if info is None:
-            continue  # abi_dependency, or a 0.0.2 entry read leniently: none to write
-        entry: Dict[str, Any] = {}
-        if info.static_properties is not None:
-            entry["install-time"] = False
-            statics[ns] = {f: list(v) for f, v in info.static_properties}
-        else:
-            entry["requires"] = list(info.requires)
-            if info.plugin_api is not None:
-                entry["plugin-api"] = info.plugin_api
-        if info.enable_if is not None:
-            entry["enable-if"] = info.enable_if
-        if info.optional:
-            entry["optional"] = True
-        providers[ns] = entry
-    doc: Dict[str, Any] = {"$schema": SCHEMA_URLS[(0, 0, 3)], "default-priorities": prio, "providers": providers}
-    if statics:
-        doc["static-properties"] = statics
-    doc["variants"] = _variants_to_json(md, keep)
-    return doc
-
-
 def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels);
-    metadata read from a 0.0.x file gives a 0.0.3 document."""
+    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels).
+
+    0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
+    namespace is then asked everywhere; :func:`check_consistency` knows)."""
     keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
-    if md.schema < (0, 1, 0):
-        return _to_json_00x(md, keep)
     prio = _priorities_to_json(md)
     # A 0.1.x file lists the literal abi_dependency namespace without a provider
     # table: in 0.2.0 it is the built-in provider.

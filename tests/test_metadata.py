@@ -295,17 +295,25 @@ STATIC_003 = {
 
 @pytest.mark.parametrize("doc", [V002, V003, STATIC_003, TORCH_28, TORCH_29],
                          ids=["0.0.2", "0.0.3", "0.0.3-static", "torch-2.8", "torch-2.9"])
-def test_write_00x_round_trips_as_003(doc):
-    # 0.2.0 has no enable-if and no feature/property priorities: a 0.0.x file is
-    # written back as 0.0.3, so an index file built from its wheels agrees with them.
+def test_00x_written_as_020_agrees_with_its_wheels(doc):
+    # 0.2.0 has no enable-if: an index file written from 0.0.x wheels (pip-variants index)
+    # drops it, and still agrees with each wheel's variant.json; uv reads 0.2.0, not 0.0.x.
     md = parse_metadata(doc, "x")
     written = json.loads(dumps(md))
-    assert written["$schema"].endswith("/v0.0.3.json")
+    assert written["$schema"].endswith("/v0.2.0.json")
     again = parse_metadata(written, "x")
-    for name in ("namespaces", "variants", "providers", "feature_priorities", "property_priorities"):
+    for name in ("namespaces", "variants", "feature_priorities", "property_priorities"):
         assert getattr(again, name) == getattr(md, name), name
     for label in md.variants:
         assert check_consistency(again, md, label) is None
+        assert check_consistency(md, again, label) is None
+    if any(p.enable_if for p in md.providers.values()):  # both in 0.0.x: enable-if still counts
+        changed = json.loads(json.dumps(doc))
+        for entry in changed["providers"].values():
+            if "enable-if" in entry:
+                entry["enable-if"] = "platform_machine == 'riscv64'"
+        other = parse_metadata(changed, "x")
+        assert any(check_consistency(other, md, label) for label in md.variants)
 
 
 @pytest.mark.parametrize(
