@@ -92,3 +92,28 @@ def test_uv_reads_the_published_folder_the_same_way(uv_binary, variant_venv, sta
 @pytest.fixture(scope="module")
 def uv_binary():
     return require_uv()
+
+
+def test_an_index_built_over_00x_wheels_installs(variant_venv, tmp_path):
+    """Wheels carrying 0.0.x metadata with enable-if (torch 2.8/2.9 on WheelNext's
+    index): ``pip-variants index`` writes a 0.2.0 file, which has no enable-if,
+    and pip-variants still takes it as agreeing with each wheel."""
+    import json
+
+    from support.wheels import build_release
+
+    data = json.loads((REPO / "tests" / "data" / "torch-2.9.0-variants.json").read_text())
+    labels = [label for label in ("cu126", "cu128", "null") if label in data["variants"]]
+    site = tmp_path / "site"
+    site.mkdir()
+    build_release(site, "torch", "2.9.0", data, labels=labels, index_file=False)
+    cli("index", str(site))
+    written = json.loads((site / "torch-2.9.0-variants.json").read_text())
+    assert written["$schema"].endswith("/v0.2.0.json") and "enable-if" not in json.dumps(written)
+    chosen, _, stderr = pick(variant_venv, site, "torch", **GPU)  # a find-links folder
+    assert "differs between the wheel and the index file" not in stderr, stderr
+    original = tmp_path / "original"  # the same wheels beside torch's own 0.0.2 file
+    original.mkdir()
+    build_release(original, "torch", "2.9.0", data, labels=labels)
+    expected, _, _ = pick(variant_venv, original, "torch", **GPU)
+    assert chosen == expected and expected.endswith(("-cu126.whl", "-cu128.whl")), stderr
