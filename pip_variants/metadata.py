@@ -627,8 +627,8 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
 
 
 def _without_enable_if(info: ProviderInfo) -> ProviderInfo:
-    return ProviderInfo(info.namespace, info.requires, info.plugin_api, info.static_properties, info.optional,
-                        None, info.builtin)
+    return ProviderInfo(info.namespace, requires=info.requires, plugin_api=info.plugin_api,
+                        static_properties=info.static_properties, optional=info.optional, builtin=info.builtin)
 
 
 # ------------------------------------------------------------------------- writing
@@ -651,7 +651,12 @@ def _provider_to_json(info: ProviderInfo) -> Dict[str, Any]:
     return out
 
 
-def _priorities_to_json(md: VariantMetadata) -> Dict[str, Any]:
+def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
+    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels).
+
+    0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
+    namespace is then asked everywhere; :func:`check_consistency` knows)."""
+    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
     prio: Dict[str, Any] = {"namespace": list(md.namespaces)}
     if md.feature_priorities:
         prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
@@ -659,23 +664,6 @@ def _priorities_to_json(md: VariantMetadata) -> Dict[str, Any]:
         prio["property"] = {
             ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
         }
-    return prio
-
-
-def _variants_to_json(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any]:
-    return {
-        label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
-        for label in sorted(keep)
-    }
-
-
-def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels).
-
-    0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
-    namespace is then asked everywhere; :func:`check_consistency` knows)."""
-    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
-    prio = _priorities_to_json(md)
     # A 0.1.x file lists the literal abi_dependency namespace without a provider
     # table: in 0.2.0 it is the built-in provider.
     providers = {
@@ -691,7 +679,10 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
         "$schema": SCHEMA_URLS[(0, 2, 0)],
         "default-priorities": prio,
         "providers": providers,
-        "variants": _variants_to_json(md, keep),
+        "variants": {
+            label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
+            for label in sorted(keep)
+        },
     }
 
 
