@@ -332,9 +332,9 @@ class IntelProvider:
 
     namespace = NAMESPACE
     packages: Tuple[str, ...] = ("intel-variant-provider",)
-    #: 0.0.2 runs the same detection; its table lacks Panther Lake's 30.1.0 and
-    #: 30.0.4, which only 0.0.2 leaves out. Served anyway: an entry pinned to
-    #: 0.0.2 would otherwise go untrusted on every Intel GPU
+    #: 0.0.2 runs the same detection, but its table lacks Panther Lake's 30.1.0 and
+    #: 30.0.4 (it reports nothing there). Served anyway: an entry pinned to 0.0.2
+    #: would otherwise go untrusted on every Intel GPU
     versions: Mapping[str, Tuple[str, ...]] = {"intel-variant-provider": ("0.0.2", "0.0.3")}
     plugin_apis: Tuple[str, ...] = ("intel_variant_provider.plugin:IntelVariantPlugin",)
 
