@@ -468,8 +468,8 @@ class SupportResolver:
                     return answer
                 why = f"{name} did not answer ({answer.notice or answer.source})"
         answer = self._run(ns, builtin, f"builtin:{ns}")
-        if answer.notice:
-            return answer
+        if answer.notice or not answer.features:
+            return answer  # nothing here for that namespace (another CPU): the plugin would say the same
         answered = "; ".join(f"{c.name} {', '.join(c.values)}" for c in builtin.all_configs())
         return NamespaceSupport(
             ns, answer.features, answer.source,

@@ -446,5 +446,9 @@ def test_a_release_using_more_than_the_x86_64_stand_in_answers_asks_the_plugin(m
     assert uv.order == ("v3", "null") and uv.notices == ()
     arm = release({"aarch64": {"requires": ["provider-variant-aarch64"]}},
                   {"v9": {"aarch64": {"version": ["9.0a"]}}, "null": {}})  # past the built-in's 8.4a
+    monkeypatch.setenv("PIP_VARIANTS_AARCH64_VERSION", "8.2a")
     assert "stand-in for provider-variant-aarch64 answers (version 8.4a, 8.3a, 8.2a, 8.1a, 8a) are skipped" in \
         VariantEngine().select("pkg", "1.0", arm).notices[0]
+    monkeypatch.delenv("PIP_VARIANTS_AARCH64_VERSION")
+    monkeypatch.setattr("pip_variants.providers.aarch64.is_aarch64", lambda machine=None: False)
+    assert VariantEngine().select("pkg", "1.0", arm).notices == ()  # another CPU: nothing to say
