@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import zipfile
 from collections import abc
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._charset import HEX_DIGITS, LOWER_DIGITS_UNDERSCORE, Charset
@@ -184,27 +184,18 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
     url = data.get("$schema")
     if url is not None and not isinstance(url, str):
         raise InvalidVariantMetadata(source, "'$schema' must be a string")
-    version = _schema_url_version(url or "")
+    # PEP 825: the URL carries the format version, and an unknown one is unsupported;
+    # a dotted number in another URL shape is a version too, not a cue to guess from the keys.
+    version = _schema_url_version(url or "") or _dotted_version_in(url or "")
     if version is not None:
-        if version not in SUPPORTED_VERSIONS:
-            known = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
-            raise UnsupportedSchemaVersion(
-                source,
-                f"unsupported variant metadata format {'.'.join(map(str, version))} "
-                f"(from $schema {url!r}); this pip-variants reads {known}. "
-                "Upgrade pip-variants to install this release's variant wheels",
-            )
-        return version
-    loose = _dotted_version_in(url or "")
-    if loose is not None:
         for supported in SUPPORTED_VERSIONS:
-            if loose == supported:
-                return supported  # a known version in another URL shape
-        # PEP 825: the URL carries the format version, and an unknown one is
-        # unsupported. Guessing from the keys would read it as some draft.
+            if version == supported:
+                return supported
+        known = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
         raise UnsupportedSchemaVersion(
             source,
-            f"unsupported variant metadata format {'.'.join(map(str, loose))} (from $schema {url!r}). "
+            f"unsupported variant metadata format {'.'.join(map(str, version))} "
+            f"(from $schema {url!r}); this pip-variants reads {known}. "
             "Upgrade pip-variants to install this release's variant wheels",
         )
     return _sniff_version(data)
@@ -620,15 +611,10 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
                 continue
             ours, theirs = index.providers[ns], wheel.providers[ns]
             if across and ours.enable_if != theirs.enable_if:
-                ours, theirs = _without_enable_if(ours), _without_enable_if(theirs)
+                ours, theirs = replace(ours, enable_if=None), replace(theirs, enable_if=None)
             if ours != theirs:
                 return f"provider for namespace {ns!r} differs between the wheel and the index file"
     return None
-
-
-def _without_enable_if(info: ProviderInfo) -> ProviderInfo:
-    return ProviderInfo(info.namespace, requires=info.requires, plugin_api=info.plugin_api,
-                        static_properties=info.static_properties, optional=info.optional, builtin=info.builtin)
 
 
 # ------------------------------------------------------------------------- writing
