@@ -110,6 +110,14 @@ def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]
     return Requirement(text) if text is not None else None
 
 
+def _installed_admitted(req) -> Optional[str]:
+    """The installed version of ``req``'s distribution where ``req`` admits it, else ``None``."""
+    version = _installed_version(req.name)
+    if version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True)):
+        return version
+    return None
+
+
 def _allowance(settings: SupportSettings, req) -> Optional[str]:
     """How ``--allow-variant-plugin`` trusts this requirement: ``None`` not at
     all, ``""`` any version (``NAME``), else only that version (``NAME==VERSION``)."""
@@ -421,8 +429,8 @@ class SupportResolver:
         from .providers.plugins import default_plugin_api
 
         api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
-        version = _installed_version(req.name)
-        if version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True)):
+        version = _installed_admitted(req)
+        if version is not None:
             if not _ships_endpoint(req.name, api):
                 return self._foreign_endpoint(ns, req, api)
             plugin = _PluginProvider(ns, api, _canonical(req.name), version, self.settings.python, (),
@@ -459,10 +467,8 @@ class SupportResolver:
         name = _canonical(req.name) if req is not None else ns
         why = f"to have {name} itself answer, install it or pass --allow-variant-plugin {name}"
         if req is not None:
-            version = _installed_version(req.name)
-            installed = version is not None and (not req.specifier or req.specifier.contains(version, prereleases=True))
             allowed = _allowance(self.settings, req) is not None and self.plugin_installer is not None
-            if installed or allowed:
+            if allowed or _installed_admitted(req) is not None:
                 answer = self._from_plugin(info)  # in strict mode its failure is an error
                 if answer.source.startswith("plugin:") and not answer.notice:
                     return answer
