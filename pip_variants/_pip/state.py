@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-__all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "reset"]
+__all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "turned_off_by", "reset"]
 
 
 # Plain classes, not dataclasses: every pip command imports this module, and
@@ -114,6 +114,14 @@ def selecting() -> bool:
 def labels_enabled() -> bool:
     s = STATE
     return s.labels and not s.stepped_aside
+
+
+def turned_off_by() -> Tuple[str, str]:
+    """For a message where variants are off by option: what turned them off, and
+    the way back (``"--no-variants"``, ``"Drop --no-variants"``)."""
+    if STATE.no_variants_in_configuration:
+        return "no-variants in pip's configuration", "Unset no-variants"
+    return "--no-variants", "Drop --no-variants"
 
 
 def release_key(canonical: str, version: Any) -> str:

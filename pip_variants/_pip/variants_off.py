@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Optional, Set
 
 from . import _compat, messages
-from .state import STATE
+from .state import STATE, turned_off_by
 from .wheel import split_label
 
 __all__ = ["note_links", "say_what_was_left_out", "set_in_configuration"]
@@ -141,10 +141,9 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
     # missing (say, a prerelease that a final variant release would have outranked).
     if best is not None and best in allowed and best >= newest:
         return
+    how, fix = turned_off_by()
     if STATE.no_variants_in_configuration:
-        how, fix = "no-variants in pip's configuration", "Unset no-variants (pip config debug shows where)"
-    else:
-        how, fix = "--no-variants", "Drop --no-variants"
+        fix += " (pip config debug shows where)"
     what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off ({how})"
     if chosen is None:
         messages.warn_once(f"{what}: no other build of {name} fits. {fix} to install {name} {newest}")

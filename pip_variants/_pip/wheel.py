@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _compat, _patching
-from .state import STATE, labels_enabled
+from .state import STATE, labels_enabled, turned_off_by
 
 __all__ = ["patch", "split_label"]
 
@@ -82,8 +82,7 @@ def _raise_with_hint(exc: Exception, filename: str) -> None:
     label = split_label(filename)[1]
     if label is None or not exc.args or not isinstance(exc.args[0], str):
         return
-    where = "no-variants in pip's configuration" if STATE.no_variants_in_configuration else "--no-variants"
-    fix = "Unset no-variants" if STATE.no_variants_in_configuration else "Drop --no-variants"
+    where, fix = turned_off_by()
     said = exc.args[0].rstrip(". ")
     what = "it" if filename in said else filename
     try:
