@@ -548,7 +548,10 @@ def render(expl: Explanation) -> str:
                 lines.append(f"        label {w.label}: {props}")
             lines.append(f"        {w.reason}")
         lines.append("")
-        lines.append("  rank: 1 is tried first; '-' means pip cannot use the wheel; * marks pip's choice")
+        # pip's choice unranked: pip-variants ranked nothing (variants off), not "cannot use"
+        dash = ("'-' means pip-variants did not rank the wheel" if any(w.chosen and w.rank is None for w in expl.wheels)
+                else "'-' means pip cannot use the wheel")
+        lines.append(f"  rank: 1 is tried first; {dash}; * marks pip's choice")
     if expl.providers:
         lines.append("")
         lines.append("What this machine supports (per namespace of the release):")

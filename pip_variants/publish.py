@@ -14,6 +14,7 @@ import json
 import os
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -50,6 +51,7 @@ from .wheel_folder import (
     release_siblings,
     scan_releases,
     sha256_file,
+    unselectable_properties,
 )
 from .wheelzip import WheelSource, WheelZipError, record_hash
 
@@ -264,7 +266,10 @@ def build_variant_metadata(
     specs = _collect_specs(providers, statics)
     used = list(dict.fromkeys(p.namespace for p in props if p.namespace != ABI_DEPENDENCY))
     if namespaces:
-        ns_order = [validate_namespace(ns) for ns in dict.fromkeys(namespaces)]
+        try:
+            ns_order = [validate_namespace(ns) for ns in dict.fromkeys(namespaces)]
+        except InvalidVariantProperty as exc:
+            raise PublishError(f"--namespaces: {exc}") from None
         missing = [ns for ns in used if ns not in ns_order]
         if missing:
             raise PublishError(
@@ -275,8 +280,15 @@ def build_variant_metadata(
         ns_order += [ns for ns in used + list(specs) if ns not in ns_order]
     else:
         ns_order = used + [ns for ns in specs if ns not in used]
-    if ABI_DEPENDENCY in ns_order:
-        raise PublishError("abi_dependency is reserved: it is used in properties but never listed in --namespaces")
+    if ABI_DEPENDENCY in ns_order and not (
+        ns_order == [ABI_DEPENDENCY] and all(p.namespace == ABI_DEPENDENCY for p in props)
+    ):
+        # Listed alone it is the ABI-only form below (a null variant of such a
+        # release takes it from its siblings); beside other namespaces it is not.
+        raise PublishError(
+            "abi_dependency is reserved: its properties need no entry in the namespace list; "
+            "leave it out of --namespaces"
+        )
     _check_abi_values(props)
     abi_only = not ns_order and any(p.namespace == ABI_DEPENDENCY for p in props)
     if abi_only:
@@ -343,12 +355,15 @@ def build_variant_metadata(
 def _dist_info_dir(names: Sequence[str], wheel: str, name: str, version: str) -> str:
     candidates = sorted({n.split("/", 1)[0] for n in names if "/" in n and n.split("/", 1)[0].endswith(".dist-info")})
     expected = f"{name}-{version}.dist-info"
-    if expected in candidates:
-        return expected
-    for cand in candidates:
-        if f"{cand}/WHEEL" in names:
-            return cand
-    raise PublishError(f"{wheel}: no *.dist-info directory with a WHEEL file; is it a wheel?")
+    if expected not in candidates:
+        found = next((cand for cand in candidates if f"{cand}/WHEEL" in names), None)
+        if found is None:
+            raise PublishError(f"{wheel}: no *.dist-info directory with a WHEEL file; is it a wheel?")
+        expected = found
+    if f"{expected}/METADATA" not in names:
+        # installers refuse such a wheel: say so now, not after it is published
+        raise PublishError(f"{wheel}: {expected} has no METADATA file; is it a wheel?")
+    return expected
 
 
 def add_requires_dist(metadata: bytes, requires: Sequence[str], source: str = "METADATA") -> bytes:
@@ -394,6 +409,7 @@ def make_variant(
     statics: Sequence[str] = (),
     notes: Optional[List[str]] = None,
     requires: Sequence[str] = (),
+    warnings: Optional[List[str]] = None,
 ) -> Path:
     """Copy the plain wheel ``wheel`` into ``out_dir`` as a variant wheel.
 
@@ -407,6 +423,10 @@ def make_variant(
     A variant without properties (``null``) and without ``namespaces`` takes
     the namespaces (and provider entries) of the release's variant wheels
     already in ``out_dir``; a sentence saying so is appended to ``notes``.
+
+    A property outside its namespace's static list is an error (no machine
+    could select the wheel); one the built-in provider of its namespace never
+    reports adds a sentence to ``warnings`` (most likely a typo).
     """
     src = Path(wheel)
     if null:
@@ -435,6 +455,12 @@ def make_variant(
                 )
     md = build_variant_metadata(label, properties, namespaces=namespaces, providers=providers,
                                 statics=statics, source=f"{src.name} -> {label}", release=release)
+    for _, kind, sentence in unselectable_properties(md):
+        if kind == "static":
+            raise PublishError(f"{sentence}: no machine could select this wheel; add the value to the list "
+                               f"(--static) or correct the property")
+        if warnings is not None:
+            warnings.append(f"{sentence}: no machine selects that property; is it a typo?")
     payload = (json.dumps(to_json_dict(md), indent=2) + "\n").encode("utf-8")
 
     try:
@@ -452,8 +478,11 @@ def make_variant(
         members: Dict[str, bytes] = {f"{dist_info}/variant.json": payload}
         if requires:
             metadata_name = f"{dist_info}/METADATA"
-            members[metadata_name] = add_requires_dist(
-                source.read(metadata_name), requires, f"{src.name}: {metadata_name}")
+            try:
+                metadata = source.read(metadata_name)
+            except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError) as exc:
+                raise PublishError(f"{src}: cannot read {metadata_name}: {exc}") from None
+            members[metadata_name] = add_requires_dist(metadata, requires, f"{src.name}: {metadata_name}")
         try:
             source.rewrite(dest, record_name=f"{dist_info}/RECORD", replace=members,
                            date_time=_date_time_of(source.infos))

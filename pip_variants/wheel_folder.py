@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote
 
+from ._atomic import replacing
 from .filename import (
     InvalidVariantFilename,
     parse_variants_json_filename,
@@ -47,6 +48,7 @@ __all__ = [
     "release_siblings",
     "build_index",
     "sha256_file",
+    "unselectable_properties",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -213,9 +215,13 @@ def _check_existing(release: Release, combined: VariantMetadata) -> List[str]:
         return [f"{release.variants_json_name} is missing: run 'pip-variants index {release.wheels[0].parent}'"]
     try:
         index_md = load_metadata(release.index_file.read_bytes(), release.index_file.name)
-    except (OSError, InvalidVariantMetadata) as exc:
-        return [f"{release.index_file.name}: {exc}"]
+    except InvalidVariantMetadata as exc:  # names the file itself
+        return [str(exc)]
+    except OSError as exc:
+        return [f"{release.index_file.name}: {exc.strerror or exc}"]
     for path, label in sorted(release.variant_wheels.items()):
+        if label not in index_md.variants:
+            continue  # one line below lists the labels the file lacks
         wheel_md = load_wheel_metadata(str(path), label, source=path.name)
         why = check_consistency(index_md, wheel_md, label)
         if why is not None:
@@ -239,11 +245,64 @@ def _page(title: str, links: Sequence[str]) -> str:
 
 
 def _write(path: Path, text: str, written: List[Path]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with replacing(tmp, path):  # a failed write leaves no temporary file behind
+            tmp.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        # Name the file being written: the error may be about its temporary twin.
+        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from None
     written.append(path)
+
+
+def unselectable_properties(md: VariantMetadata) -> List[Tuple[str, str, str]]:
+    """``(label, kind, sentence)`` for each variant property no machine reports.
+
+    ``kind`` is ``"static"`` for a value outside its namespace's static list
+    (exact: that list is everything any machine supports, so the wheel can
+    never be chosen), ``"builtin"`` for a feature or value outside the
+    catalogue of the built-in provider standing in for the namespace's plugin
+    (most likely a typo such as ``nvidia :: sm_arch :: 90``). Namespaces whose
+    plugin answers more than its built-in (``Provider.partly_for``) are not
+    judged by the built-in's catalogue.
+    """
+    from .providers.builtin import builtin_for
+    from .requirements import requirement_name
+
+    out: List[Tuple[str, str, str]] = []
+    for ns in md.namespaces:
+        info = md.providers.get(ns)
+        kind = "static"
+        if info is not None and info.static_properties is not None:
+            known = {f: set(values) for f, values in info.static_properties}
+            whose = f"the static list of {ns!r}"
+        elif info is not None and info.builtin is not None:
+            continue
+        else:
+            requires = info.requires if info is not None else ()
+            provider = builtin_for(ns, requires, info.plugin_api if info is not None else None)
+            partly = getattr(provider, "partly_for", ())
+            if provider is None or (partly and any(requirement_name(r) in partly for r in requires)):
+                continue
+            kind = "builtin"
+            known = {c.name: set(c.values) for c in provider.all_configs()}
+            whose = f"what the {ns} provider reports"
+        for label, props in sorted(md.variants.items()):
+            for feature, values in props.get(ns, {}).items():
+                if feature not in known:
+                    out.append((label, kind, f"variant {label}: {ns} :: {feature} is not in {whose} "
+                                             f"(features: {', '.join(sorted(known)) or 'none'})"))
+                    continue
+                for value in values:
+                    if value not in known[feature]:
+                        out.append((label, kind, f"variant {label}: {ns} :: {feature} :: {value} is not in {whose}"))
+    return out
+
+
+def _unselectable_warnings(rel: Release, md: VariantMetadata) -> List[str]:
+    return [f"{rel.project} {rel.version}: {sentence}: no machine selects that property"
+            for _, _, sentence in unselectable_properties(md)]
 
 
 def same_properties(md: VariantMetadata) -> List[Tuple[str, ...]]:
@@ -291,6 +350,7 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
     for rel in report.releases:
         if (rel.project, rel.version) in combined:
             report.warnings.extend(_same_properties_warnings(rel, combined[(rel.project, rel.version)]))
+            report.warnings.extend(_unselectable_warnings(rel, combined[(rel.project, rel.version)]))
     if check:
         for rel in report.releases:
             md = combined.get((rel.project, rel.version))

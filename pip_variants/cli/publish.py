@@ -25,6 +25,7 @@ def _make_variant(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.output}: not a directory (-o names the folder to write the variant wheel in)")
     namespaces = [ns.strip() for item in (args.namespaces or []) for ns in item.split(",") if ns.strip()]
     notes: List[str] = []
+    warnings: List[str] = []
     dest = make_variant(
         wheel,
         args.output,
@@ -36,7 +37,10 @@ def _make_variant(args: argparse.Namespace) -> int:
         statics=args.static or [],
         notes=notes,
         requires=args.requires or [],
+        warnings=warnings,
     )
+    for warning in warnings:
+        sys.stderr.write(f"pip-variants: warning: {warning}\n")
     label = dest.name[:-4].rsplit("-", 1)[1]
     md = load_wheel_metadata(str(dest), label)
     if args.json:
@@ -46,6 +50,7 @@ def _make_variant(args: argparse.Namespace) -> int:
             "namespaces": list(md.namespaces),
             "properties": list(format_property_set(md.variants[label])),
             "notes": notes,
+            "warnings": warnings,
         })
     else:
         props = ", ".join(format_property_set(md.variants[label])) or "no properties (null variant)"
@@ -65,6 +70,8 @@ def _index(args: argparse.Namespace) -> int:
         sys.stderr.write(f"pip-variants: warning: {line}\n")
     if not report.releases:
         sys.stderr.write(f"pip-variants: warning: no wheel (*.whl) in {args.directory}\n")
+    # Checking an empty folder proves nothing: most likely the wrong folder.
+    ok = report.ok and bool(report.releases or not args.check)
     releases: List[Dict[str, Any]] = []
     for rel in report.releases:
         releases.append({
@@ -78,7 +85,7 @@ def _index(args: argparse.Namespace) -> int:
         print_json({
             "directory": str(args.directory),
             "check": args.check,
-            "ok": report.ok,
+            "ok": ok,
             "releases": releases,
             "written": [str(p) for p in report.written],
             "problems": report.problems,
@@ -106,8 +113,7 @@ def _index(args: argparse.Namespace) -> int:
             )
     for problem in report.problems:
         sys.stderr.write(f"pip-variants: error: {problem}\n")
-    # Checking an empty folder proves nothing: most likely the wrong folder.
-    return 0 if report.ok and (report.releases or not args.check) else 1
+    return 0 if ok else 1
 
 
 _MAKE_EXAMPLES = """\

@@ -173,6 +173,10 @@ def test_parse_static_option():
     (dict(label="cu128", properties=["nvidia :: sm arch :: 1"]), "namespace :: feature :: value"),
     (dict(label="cu128", properties=CU128, namespaces=["x86_64"]), "leaves out nvidia"),
     (dict(label="null", properties=[]), "--namespaces"),
+    (dict(label="a", properties=["x86_64 :: level :: v3"], namespaces=["x86-64"]),
+     "--namespaces: invalid variant namespace 'x86-64'"),
+    (dict(label="a", properties=["x86_64 :: level :: v3"], namespaces=["x86_64", "abi_dependency"]),
+     "abi_dependency is reserved: its properties need no entry in the namespace list"),
 ])
 def test_metadata_errors(kwargs, message):
     with pytest.raises(PublishError, match=re.escape(message)):
@@ -329,3 +333,81 @@ def test_make_variant_copies_members_compressed_with_normal_permissions(tmp_path
 
     assert raw(out) == raw(src)
     _check_record(out)
+
+
+def test_cli_bad_namespace_and_a_wheel_without_metadata_are_one_error_line(run_cli, plain, tmp_path):
+    bad = run_cli("make-variant", str(plain), "--label", "a", "-p", "x86_64 :: level :: v3",
+                  "--namespaces", "x86-64", "-o", str(tmp_path / "out"))
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("pip-variants: error: --namespaces: invalid variant namespace 'x86-64'")
+    nometa = tmp_path / "nometa-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(nometa, "w") as zf:
+        zf.writestr("nometa/__init__.py", "")
+        zf.writestr("nometa-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\n")
+        zf.writestr("nometa-1.0.dist-info/RECORD", "")
+    for extra in ((), ("--requires", "foo")):
+        proc = run_cli("make-variant", str(nometa), "--label", "a", "-p", "x86_64 :: level :: v3", *extra,
+                       "-o", str(tmp_path / "out"))
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr
+        assert "nometa-1.0.dist-info has no METADATA file; is it a wheel?" in proc.stderr
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.whl"))
+
+
+def test_a_value_outside_its_static_list_is_refused(plain, tmp_path):
+    with pytest.raises(PublishError, match=re.escape(
+            "variant v3: acme :: level :: v3 is not in the static list of 'acme': no machine could select")):
+        make_variant(plain, tmp_path / "dist", label="v3", properties=["acme :: level :: v3"],
+                     statics=["acme :: level :: v1,v2"])
+    assert not (tmp_path / "dist").exists() or not list((tmp_path / "dist").glob("*.whl"))
+
+
+@pytest.mark.parametrize("prop, says", [
+    ("x86_64 :: level :: v5", "x86_64 :: level :: v5 is not in what the x86_64 provider reports"),
+    ("nvidia :: sm_arch :: 90", "nvidia :: sm_arch :: 90 is not in what the nvidia provider reports"),
+    ("nvidia :: cuda_version :: 12.8", "nvidia :: cuda_version is not in what the nvidia provider reports"),
+])
+def test_a_property_no_builtin_reports_is_a_warning(run_cli, plain, tmp_path, prop, says):
+    """Most likely a typo: the wheel is written, but make-variant and index say so."""
+    dist = tmp_path / "dist"
+    proc = run_cli("make-variant", str(plain), "--label", "typo", "-p", prop, "--namespaces", "nvidia,x86_64",
+                   "-o", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    assert f"pip-variants: warning: variant typo: {says}" in proc.stderr
+    index = run_cli("index", str(dist), "--check", "--json")
+    assert index.returncode == 1  # the variants.json is missing; the warning comes anyway
+    assert any(says in w for w in json.loads(index.stdout)["warnings"])
+
+
+def test_well_formed_properties_draw_no_warning(run_cli, plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    assert build_index(dist).warnings == []
+
+
+def test_check_names_a_missing_label_once(plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    build_index(dist)
+    make_variant(plain, dist, label="cu126", properties=["nvidia :: cuda_version_lower_bound :: 12.6"],
+                 namespaces=NS)
+    problems = build_index(dist, check=True).problems
+    assert problems == ["demo_pkg-1.0-variants.json does not list labels cu126"]
+    (dist / "demo_pkg-1.0-variants.json").write_text("{not json")
+    problems = build_index(dist, check=True).problems
+    assert len(problems) == 1 and problems[0].count("demo_pkg-1.0-variants.json") == 1
+
+
+def test_cli_check_json_of_an_empty_folder_is_not_ok(run_cli, tmp_path):
+    proc = run_cli("index", str(tmp_path), "--check", "--json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["ok"] is False
+
+
+def test_index_names_the_file_it_cannot_write_and_leaves_no_temporary_file(run_cli, plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    blocked = dist / "simple" / "demo-pkg" / "index.html"
+    blocked.mkdir(parents=True)
+    proc = run_cli("index", str(dist))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"pip-variants: error: cannot write {blocked}: Is a directory" in proc.stderr
+    assert sorted(p.name for p in blocked.parent.iterdir()) == ["index.html"]

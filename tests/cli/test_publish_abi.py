@@ -46,6 +46,24 @@ def test_abi_only_variant_declares_the_builtin_provider(plain, tmp_path):
     assert doc["providers"] == {"abi_dependency": {"builtin": "abi_dependency"}}
 
 
+def test_null_variant_of_an_abi_only_release(plain, tmp_path):
+    """publishing.md: the null variant of an ABI-dependency release is made last,
+    from its siblings' namespace list (the literal abi_dependency with its built-in entry)."""
+    dist = tmp_path / "dist"
+    for torch in ("2.8", "2.9"):
+        make_variant(plain, dist, label="torch" + torch.replace(".", ""), properties=[f"abi_dependency :: torch :: {torch}"])
+    out = make_variant(plain, dist, label=None, null=True)
+    md = load_wheel_metadata(str(out), "null")
+    assert md.namespaces == ("abi_dependency",) and md.variants["null"] == {}
+    assert md.providers["abi_dependency"].builtin == "abi_dependency"
+    report = build_index(dist)
+    assert report.ok and report.warnings == []
+    doc = json.loads((dist / "attn_like-1.0-variants.json").read_text())
+    assert sorted(doc["variants"]) == ["null", "torch28", "torch29"]
+    explicit = make_variant(plain, tmp_path / "other", label=None, null=True, namespaces=["abi_dependency"])
+    assert load_wheel_metadata(str(explicit), "null").namespaces == ("abi_dependency",)
+
+
 @pytest.mark.parametrize("value", ["2.9.0.1", "v2", "2.x"])
 def test_bad_abi_value_is_refused(plain, tmp_path, value):
     with pytest.raises(PublishError, match="release prefix with 1 to 3 numbers"):
