@@ -283,10 +283,11 @@ def unselectable_properties(md: VariantMetadata) -> List[Tuple[str, str, str]]:
             requires = info.requires if info is not None else ()
             provider = builtin_for(ns, requires, info.plugin_api if info is not None else None)
             partly = getattr(provider, "partly_for", ())
-            if provider is None or (partly and any(requirement_name(r) in partly for r in requires)):
+            catalogue = getattr(provider, "all_configs", None)
+            if catalogue is None or (partly and any(requirement_name(r) in partly for r in requires)):
                 continue
             kind = "builtin"
-            known = {c.name: set(c.values) for c in provider.all_configs()}
+            known = {c.name: set(c.values) for c in catalogue()}
             whose = f"what the {ns} provider reports"
         for label, props in sorted(md.variants.items()):
             for feature, values in props.get(ns, {}).items():
