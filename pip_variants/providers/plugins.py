@@ -391,7 +391,9 @@ def run_plugins(
     cannot be imported, raises, returns malformed data (names must match
     ``^[a-z0-9_]+$``, values ``^[a-z0-9_.]+$`` and be unique strings) or is cut
     off by a timeout or crash gets a :class:`ProviderError`; endpoints that
-    answered before keep their results. Never raises for plugin problems.
+    answered before keep their results, and those after it are asked again in
+    a child of their own (each hang costs its own ``timeout``). Never raises
+    for plugin problems.
     """
     if method not in _COMMANDS:
         raise ValueError(f"method must be one of {_COMMANDS}, not {method!r}")
@@ -417,10 +419,20 @@ def run_plugins(
             request, python=python, timeout=timeout, max_stdout=(len(to_run) + 1) * (MAX_RESULT_BYTES + 1024)
         )
         answered = {line.get("plugin_api"): line for line in out.lines if "plugin_api" in line}
+        unanswered = [api for api in to_run if api not in answered]
+        started = not out.start_error and any(line.get("runner") == _RUNNER_PROTOCOL for line in out.lines)
+        if unanswered and started and len(unanswered) > 1:
+            # The runner asks the endpoints one after another: the first without
+            # an answer crashed or hung it, the others never ran. They get a
+            # child of their own, so that one plugin is not blamed for another.
+            results.update(run_plugins(unanswered[1:], python=python, extra_paths=extra_paths,
+                                       timeout=timeout, method=method))
+            unanswered = unanswered[:1]
         for api in to_run:
             line = answered.get(api)
             if line is None:
-                results[api] = ProviderError(api, f"{_failure_reason(out, timeout)}; {_FIX_HINT}")
+                if api in unanswered:
+                    results[api] = ProviderError(api, f"{_failure_reason(out, timeout)}; {_FIX_HINT}")
             elif not line.get("ok"):
                 error = " ".join(str(line.get("error") or "unknown failure").split())
                 hint = _LOAD_HINT if error.startswith(("cannot import module", "module ")) else _FIX_HINT

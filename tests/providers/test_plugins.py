@@ -139,6 +139,11 @@ PLUGIN_SOURCES: Dict[str, str] = {
         def get_supported_configs():
             os._exit(3)
     """,
+    "p_exits_too": """
+        import os
+        def get_supported_configs():
+            os._exit(3)
+    """,
     "p_sysexit": """
         import sys
         sys.exit(5)
@@ -294,10 +299,12 @@ def test_plugin_hangs_times_out(plugin_path):
     assert time.monotonic() - start < 6
     # Endpoints that answered before the hang keep their results ...
     assert isinstance(res["p_module"], PluginResult)
-    # ... the hanging one, and those queued after it, time out.
-    for api in ("p_hangs", "p_empty"):
-        assert isinstance(res[api], ProviderError)
-        assert "timed out after 2 s" in str(res[api])
+    # ... the hanging one times out, and the one queued after it is asked in a
+    # child of its own: it is not blamed for the hang.
+    assert isinstance(res["p_hangs"], ProviderError)
+    assert "timed out after 2 s" in str(res["p_hangs"])
+    assert res["p_empty"] == PluginResult("p_empty", [], None)
+    assert list(res) == ["p_module", "p_hangs", "p_empty"]
 
 
 def test_plugin_prints_to_stdout_and_reads_stdin(plugin_path):
@@ -344,11 +351,16 @@ def test_failures_are_isolated(plugin_path):
 
 
 def test_process_killed_by_plugin_keeps_earlier_results(plugin_path):
-    res = run_plugins(["p_module", "p_exits", "p_empty"], extra_paths=[plugin_path])
+    res = run_plugins(["p_module", "p_exits", "p_empty", "p_exits_too", "p_classmethods:Plugin"],
+                      extra_paths=[plugin_path])
     assert isinstance(res["p_module"], PluginResult)
-    for api in ("p_exits", "p_empty"):
+    # Only the endpoints that killed the process are blamed for it.
+    for api in ("p_exits", "p_exits_too"):
         assert isinstance(res[api], ProviderError)
         assert "exited with code 3 before reporting" in str(res[api])
+    assert res["p_empty"] == PluginResult("p_empty", [], None)
+    assert isinstance(res["p_classmethods:Plugin"], PluginResult)
+    assert list(res) == ["p_module", "p_exits", "p_empty", "p_exits_too", "p_classmethods:Plugin"]
 
 
 def test_leftover_threads_do_not_block(plugin_path):
