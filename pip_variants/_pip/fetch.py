@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from typing import Any, Optional, Tuple
 
@@ -104,11 +105,36 @@ class UnfollowedRedirect(Exception):
         self.shown = str(self)
 
 
+class NotARegularFile(Exception):
+    """A local ``variants.json`` that is a FIFO, a device or a folder: opening
+    one could block pip for ever (a FIFO with no writer)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is not a regular file")
+        self.shown = "not a regular file"
+
+
 _WEB = ("http://", "https://")
+
+
+def _check_local(url: str) -> None:
+    if not url.startswith("file:"):
+        return
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    path = url2pathname(urlsplit(url).path)
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # missing or unreadable: pip's own error says so
+    if not stat.S_ISREG(mode):
+        raise NotARegularFile(path)
 
 
 def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]:
     """The capped body and whether pip's HTTP cache answered (no request made)."""
+    _check_local(url)
     response = session.get(url, headers=headers, stream=True)
     response.raise_for_status()
     if getattr(response, "is_redirect", False):

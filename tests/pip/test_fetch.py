@@ -248,3 +248,25 @@ def test_failure_text_of_pip_network_errors():
 
     assert _fetch_failure(UnfollowedRedirect("file:///etc/passwd")) == \
         "redirected to file:///etc/passwd, which is not followed"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_local_fifo_is_refused_without_opening_it(tmp_path):
+    """Opening a FIFO with no writer blocks for ever: a --find-links folder holding
+    one under the index file's name must not hang pip."""
+    from pip._internal.models.link import Link
+
+    from pip_variants._pip.fetch import NotARegularFile
+
+    fifo = tmp_path / NAME
+    os.mkfifo(fifo)
+    with pytest.raises(NotARegularFile) as info:
+        _get(_session(tmp_path / "cache"), Link(fifo.as_uri()))
+    assert info.value.shown == "not a regular file"
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(NotARegularFile):
+        _get(_session(tmp_path / "cache"), Link((tmp_path / "dir").as_uri()))
+    regular = tmp_path / "regular" / NAME
+    regular.parent.mkdir()
+    regular.write_bytes(BODY)
+    assert _get(_session(tmp_path / "cache"), Link(regular.as_uri())) == BODY
