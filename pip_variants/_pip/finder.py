@@ -486,52 +486,72 @@ def _pins_a_version(specifier: Any) -> bool:
 
 def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcomes: List[Outcome],
             *, version_pinned: bool = False) -> None:
-    """One line about the newest applicable release: chosen variant or fallback."""
+    """What became of the newest applicable release, then the chosen variant of
+    the release pip takes (the newest, or an older one it falls back to)."""
     project = ctx.project
     for out in newest_outcomes:
         if out.selection is not None:
             for notice in out.selection.notices:
                 messages.warn_once(f"pip-variants: {notice}")
-    if final and ctx.release_of(final[-1])[0] == newest:
-        best = final[-1]
-        label = label_of(best.link)
-        if label is not None:
-            chosen = ctx.finder.known_outcome(ctx.release_of(best)[1], ctx.canonical, newest)
-            if chosen is not None and chosen.selection is not None:
-                if not chosen.selection.abi:
-                    ctx.finder.chosen[(ctx.canonical, best.version)] = label
-                if messages.info_enabled():
-                    messages.info_once(chosen.selection.describe(label))
-                if chosen.selection.forced == label and getattr(best.link, "is_yanked", False) and not version_pinned:
-                    # pip skips a yanked file unless the version is pinned, and then
-                    # says only that the version is yanked
-                    reason = best.link.yanked_reason or "no reason given"
-                    messages.warn_once(
-                        f"pip-variants: the {label} wheel of {project} {newest} (--variant "
-                        f"{ctx.canonical}={label}) is yanked ({reason}); pip installs a yanked file only "
-                        f"when its version is pinned: {ctx.canonical}=={newest}"
-                    )
-                problem = chosen.selection.forced_problem
-                if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
-                    messages.warn_once(
-                        f"pip-variants: {project} {newest}: variant {label} was chosen with --variant, "
-                        f"but this machine does not support it ({problem}); taking it anyway"
-                    )
-            return
-        if not newest_outcomes:
-            return
-        why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
+    why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
+    if not final:
+        if newest_outcomes:
+            messages.warn_once(
+                f"pip-variants: no distribution of {project} {newest} fits this machine ({why}). "
+                f"Run 'pip-variants explain {ctx.canonical}' for details."
+            )
+        return
+    best = final[-1]
+    taken = ctx.release_of(best)[0]
+    label = label_of(best.link)
+    if taken != newest and newest_outcomes and ctx.canonical not in ctx.finder.forced:
+        # (--variant falling back to an older release has said so already.)
+        left = [c for c in final if ctx.release_of(c)[0] == newest]
+        if left:  # pip ranks an older file first (--prefer-binary): something of newest still fits
+            what = "its source distribution" if not any(c.link.is_wheel for c in left) else "its other files"
+            messages.warn_once(
+                f"pip-variants: {project} {newest}: {why}; pip prefers {project} {taken} to {what}. "
+                f"Run 'pip-variants explain {ctx.canonical}' for details."
+            )
+        else:
+            messages.warn_once(
+                f"pip-variants: no distribution of {project} {newest} fits this machine ({why}); "
+                f"pip will try older versions. Run 'pip-variants explain {ctx.canonical}' for details."
+            )
+    if label is not None:
+        _report_chosen(ctx, best, label, taken, version_pinned=version_pinned)
+    elif taken == newest and newest_outcomes:
         what = "a non-variant wheel" if best.link.is_wheel else "the source distribution"
         messages.warn_once(
             f"pip-variants: {why}; installing {what} of {project} {newest} instead. "
             f"Run 'pip-variants explain {ctx.canonical}' for details."
         )
-    elif newest_outcomes:
-        why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
-        older = "; pip will try older versions" if final else ""
+
+
+def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *, version_pinned: bool) -> None:
+    """The chosen-variant line of the release pip takes, and what ``--variant`` forced on it."""
+    project = ctx.project
+    chosen = ctx.finder.known_outcome(ctx.release_of(best)[1], ctx.canonical, version)
+    if chosen is None or chosen.selection is None:
+        return
+    if not chosen.selection.abi:
+        ctx.finder.chosen[(ctx.canonical, best.version)] = label
+    if messages.info_enabled():
+        messages.info_once(chosen.selection.describe(label))
+    if chosen.selection.forced == label and getattr(best.link, "is_yanked", False) and not version_pinned:
+        # pip skips a yanked file unless the version is pinned, and then
+        # says only that the version is yanked
+        reason = best.link.yanked_reason or "no reason given"
         messages.warn_once(
-            f"pip-variants: no distribution of {project} {newest} fits this machine ({why}){older}. "
-            f"Run 'pip-variants explain {ctx.canonical}' for details."
+            f"pip-variants: the {label} wheel of {project} {version} (--variant "
+            f"{ctx.canonical}={label}) is yanked ({reason}); pip installs a yanked file only "
+            f"when its version is pinned: {ctx.canonical}=={version}"
+        )
+    problem = chosen.selection.forced_problem
+    if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
+        messages.warn_once(
+            f"pip-variants: {project} {version}: variant {label} was chosen with --variant, "
+            f"but this machine does not support it ({problem}); taking it anyway"
         )
 
 

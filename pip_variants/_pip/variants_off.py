@@ -145,10 +145,12 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
     if STATE.no_variants_in_configuration:
         fix += " (pip config debug shows where)"
     what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off ({how})"
+    # Whether one fits is not known here (nothing is detected with variants off).
+    way_back = f"{fix} to install {name} {newest} (if one of its variant wheels fits this machine)"
     if chosen is None:
-        messages.warn_once(f"{what}: no other build of {name} fits. {fix} to install {name} {newest}")
+        messages.warn_once(f"{what}: no other build of {name} fits. {way_back}")
     else:
-        messages.warn_once(f"{what}: pip takes {name} {chosen.version} instead. {fix} to install {name} {newest}")
+        messages.warn_once(f"{what}: pip takes {name} {chosen.version} instead. {way_back}")
 
 
 def _parsed(version: Any) -> Optional[Any]:

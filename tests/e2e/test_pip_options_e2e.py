@@ -88,7 +88,7 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--no-variants")
     assert chosen == PLAIN, stderr
     assert ("pkg 2.0 has only variant wheels for this platform, and variants are off (--no-variants): "
-            "pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0") in stderr
+            "pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)") in stderr
     chosen, _, stderr = pick(variant_venv, index, "pkg==2.0", "--no-variants", check=False)
     assert chosen is None and "no other build of pkg fits" in stderr, stderr
     assert_clean(stderr)
@@ -97,7 +97,7 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CONFIG_FILE=str(conf))
     assert chosen == PLAIN, stderr
     assert ("variants are off (no-variants in pip's configuration): pip takes pkg 1.0 instead. "
-            "Unset no-variants (pip config debug shows where) to install pkg 2.0") in stderr
+            "Unset no-variants (pip config debug shows where) to install pkg 2.0 (if one of its variant wheels fits this machine)") in stderr
     for args in (("pkg<2", "--no-variants"), ("pkg",)):  # excluded by the requirement; variants on
         chosen, _, stderr = pick(variant_venv, index, *args)
         assert "only variant wheels" not in stderr, stderr

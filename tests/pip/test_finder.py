@@ -423,3 +423,51 @@ def test_hash_pins_over_a_folder_hash_only_what_pip_would_take(patched, tmp_path
     files = [call.args[0].rsplit("/", 1)[-1] for call in hashed.call_args_list]
     assert [f for f in files if f.startswith("pkg-2.0")] == [
         "pkg-2.0-py3-none-any-fv3.whl", "pkg-2.0-py3-none-any-fv1.whl"]
+
+
+@pytest.fixture
+def newer_misfit_dir(tmp_path):
+    """pkg 1.0: the usual release; pkg 2.0: only fv9, which this machine lacks."""
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d)
+    build_pkg(d, version="2.0", labels=["fv9"], plain=False)
+    return d
+
+
+def _logged(caplog):
+    return [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
+def test_falling_back_to_an_older_release_reports_its_variant(patched, newer_misfit_dir, caplog):
+    finder = variant_finder([str(newer_misfit_dir)])
+    with caplog.at_level("INFO", logger="pip_variants"):
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+    logged = _logged(caplog)
+    assert ("INFO", "pkg 1.0: variant fv3 (fake :: level :: v3)") in logged
+    assert any(level == "WARNING" and "no distribution of pkg 2.0 fits this machine" in text
+               and "pip will try older versions" in text for level, text in logged)
+    from pip._vendor.packaging.version import Version
+
+    # what pip-variants selected for the release pip takes: a kept build is compared with it
+    assert getattr(finder, ATTR).chosen == {("pkg", Version("1.0")): "fv3"}
+
+
+def test_forced_label_missing_from_the_newest_release_is_one_warning(patched, newer_misfit_dir, caplog):
+    finder = variant_finder([str(newer_misfit_dir)], pip_variants_variant=["pkg=fv1"])
+    with caplog.at_level("WARNING", logger="pip_variants"):
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv1.whl"
+    assert _logged(caplog) == [("WARNING", "pip-variants: pkg 2.0 has no variant labelled 'fv1' "
+                                           "(--variant pkg=fv1); using pkg 1.0 instead")]
+
+
+def test_an_unsupported_forced_label_of_an_older_release_is_said(patched, tmp_path, caplog):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d)
+    build_pkg(d, version="2.0", labels=["fv3"], plain=False)
+    finder = variant_finder([str(d)], pip_variants_variant=["pkg=fv9"])
+    with caplog.at_level("WARNING", logger="pip_variants"):
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv9.whl"
+    assert any("pkg 1.0: variant fv9 was chosen with --variant, but this machine does not support it" in text
+               for _, text in _logged(caplog))

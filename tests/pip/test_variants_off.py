@@ -34,7 +34,7 @@ def test_an_older_version_taken_is_named(patched, wheels, caplog):
     assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
-        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0"
+        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)"
     ]
 
 
@@ -134,7 +134,7 @@ def test_the_newest_the_requirement_allows_is_named(patched, plain_one, caplog):
     assert finder.find_best_candidate("pkg", SpecifierSet("<3")).best_candidate.version.public == "1.0"
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
-        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0"
+        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)"
     ]
 
 
@@ -146,7 +146,7 @@ def test_prereleases_follow_pips_rule(patched, tmp_path, caplog):
     assert best_filename(finder) is None
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0rc1 has only variant wheels for this platform, and variants are off "
-        "(--no-variants): no other build of pkg fits. Drop --no-variants to install pkg 2.0rc1"
+        "(--no-variants): no other build of pkg fits. Drop --no-variants to install pkg 2.0rc1 (if one of its variant wheels fits this machine)"
     ]
     # ... next to a final release pip passes it over: no word (--pre would change that)
     caplog.clear()
@@ -221,7 +221,7 @@ def test_the_message_names_pip_configuration(patched, plain_one, caplog):
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
         "(no-variants in pip's configuration): pip takes pkg 1.0 instead. "
-        "Unset no-variants (pip config debug shows where) to install pkg 2.0"
+        "Unset no-variants (pip config debug shows where) to install pkg 2.0 (if one of its variant wheels fits this machine)"
     ]
 
 
@@ -233,7 +233,7 @@ def test_a_prerelease_pip_takes_only_for_want_of_the_variant_wheels_is_named(pat
     assert best_filename(finder) == "pkg-2.0rc1-py3-none-any.whl"
     assert _warnings(caplog) == [
         "pip-variants: pkg 1.5 has only variant wheels for this platform, and variants are off "
-        "(--no-variants): pip takes pkg 2.0rc1 instead. Drop --no-variants to install pkg 1.5"
+        "(--no-variants): pip takes pkg 2.0rc1 instead. Drop --no-variants to install pkg 1.5 (if one of its variant wheels fits this machine)"
     ]
 
 
@@ -244,7 +244,7 @@ def test_what_pip_takes_is_what_it_would_install(patched, plain_one, caplog):
     assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
     assert _warnings(caplog) == [
         "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
-        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0"
+        "(--no-variants): pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)"
     ]
 
 
