@@ -493,11 +493,10 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if out.selection is not None:
             for notice in out.selection.notices:
                 messages.warn_once(f"pip-variants: {notice}")
-    why = "; ".join(dict.fromkeys(_summary(out) for out in newest_outcomes))
     if not final:
         if newest_outcomes:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits this machine ({why}). "
+                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)}). "
                 f"Run 'pip-variants explain {ctx.canonical}' for details."
             )
         return
@@ -510,12 +509,12 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if left:  # pip ranks an older file first (--prefer-binary): something of newest still fits
             what = "its source distribution" if not any(c.link.is_wheel for c in left) else "its other files"
             messages.warn_once(
-                f"pip-variants: {project} {newest}: {why}; pip prefers {project} {taken} to {what}. "
+                f"pip-variants: {project} {newest}: {_why(newest_outcomes)}; pip prefers {project} {taken} to {what}. "
                 f"Run 'pip-variants explain {ctx.canonical}' for details."
             )
         else:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits this machine ({why}); "
+                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)}); "
                 f"pip will try older versions. Run 'pip-variants explain {ctx.canonical}' for details."
             )
     if label is not None:
@@ -523,9 +522,15 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     elif taken == newest and newest_outcomes:
         what = "a non-variant wheel" if best.link.is_wheel else "the source distribution"
         messages.warn_once(
-            f"pip-variants: {why}; installing {what} of {project} {newest} instead. "
+            f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
             f"Run 'pip-variants explain {ctx.canonical}' for details."
         )
+
+
+def _why(outcomes: List[Outcome]) -> str:
+    """Why the variant wheels of a release were passed over, once per distinct reason
+    (worded only when a message needs it: most releases have a variant that fits)."""
+    return "; ".join(dict.fromkeys(_summary(out) for out in outcomes))
 
 
 def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *, version_pinned: bool) -> None:
