@@ -272,19 +272,18 @@ def unselectable_properties(md: VariantMetadata) -> List[Tuple[str, str, str]]:
 
     out: List[Tuple[str, str, str]] = []
     for ns in md.namespaces:
-        info = md.providers.get(ns)
+        info = md.providers.get(ns) or ProviderInfo(ns)  # none: 0.1.x, the installer's registry decides
         kind = "static"
-        if info is not None and info.static_properties is not None:
+        if info.static_properties is not None:
             known = {f: set(values) for f, values in info.static_properties}
             whose = f"the static list of {ns!r}"
-        elif info is not None and info.builtin is not None:
+        elif info.builtin is not None:
             continue
         else:
-            requires = info.requires if info is not None else ()
-            provider = builtin_for(ns, requires, info.plugin_api if info is not None else None)
+            provider = builtin_for(ns, info.requires, info.plugin_api)
             partly = getattr(provider, "partly_for", ())
             catalogue = getattr(provider, "all_configs", None)
-            if catalogue is None or (partly and any(requirement_name(r) in partly for r in requires)):
+            if catalogue is None or (partly and any(requirement_name(r) in partly for r in info.requires)):
                 continue
             kind = "builtin"
             known = {c.name: set(c.values) for c in catalogue()}

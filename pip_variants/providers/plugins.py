@@ -302,6 +302,11 @@ def _run_runner(
     return result
 
 
+def _runner_started(out: _RunnerOutput) -> bool:
+    """Did the child get as far as the runner's greeting line?"""
+    return any(line.get("runner") == _RUNNER_PROTOCOL for line in out.lines)
+
+
 def _failure_reason(out: _RunnerOutput, timeout: float) -> str:
     """Why an endpoint without a result line has none."""
     if out.start_error:
@@ -310,7 +315,7 @@ def _failure_reason(out: _RunnerOutput, timeout: float) -> str:
         return f"timed out after {_fmt_seconds(timeout)} s; the plugin process was killed"
     if out.overflow:
         return f"the plugin runner produced more than {MAX_RESULT_BYTES} bytes per endpoint; it was stopped"
-    if not any(line.get("runner") == _RUNNER_PROTOCOL for line in out.lines):
+    if not _runner_started(out):
         return (
             f"the plugin runner failed to start (exit code {out.returncode})"
             f"{_stderr_hint(out.stderr_tail)}; check that the interpreter is Python 3.9 or newer"
@@ -420,8 +425,7 @@ def run_plugins(
         )
         answered = {line.get("plugin_api"): line for line in out.lines if "plugin_api" in line}
         unanswered = [api for api in to_run if api not in answered]
-        started = not out.start_error and any(line.get("runner") == _RUNNER_PROTOCOL for line in out.lines)
-        if unanswered and started and len(unanswered) > 1:
+        if len(unanswered) > 1 and not out.start_error and _runner_started(out):
             # The runner asks the endpoints one after another: the first without
             # an answer crashed or hung it, the others never ran. They get a
             # child of their own, so that one plugin is not blamed for another.
