@@ -17,6 +17,7 @@ __all__ = [
     "gather_platform",
     "format_table",
     "OVERRIDE_ENV_VARS",
+    "OVERRIDE_ENV_PREFIXES",
     "overrides_in_effect",
 ]
 
@@ -36,6 +37,8 @@ OVERRIDE_ENV_VARS: Tuple[str, ...] = (
     "ROCM_PATH",
     "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP",
 )
+#: ... and the families of them: ROCm's per-GPU ``HSA_OVERRIDE_GFX_VERSION_<node>``
+OVERRIDE_ENV_PREFIXES: Tuple[str, ...] = ("HSA_OVERRIDE_GFX_VERSION_",)
 
 _MAX_VALUES = 6
 
@@ -70,7 +73,9 @@ class PlatformReport:
 
 def overrides_in_effect(environ: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     env = os.environ if environ is None else environ
-    return {name: env[name] for name in OVERRIDE_ENV_VARS if name in env}
+    found = {name: env[name] for name in OVERRIDE_ENV_VARS if name in env}
+    found.update(sorted((name, value) for name, value in env.items() if name.startswith(OVERRIDE_ENV_PREFIXES)))
+    return found
 
 
 def gather_platform(*, use_cache: bool = True, plugins: bool = True) -> PlatformReport:

@@ -10,7 +10,7 @@ import sys
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import add_subcommand, print_json
-from .platform import OVERRIDE_ENV_VARS
+from .platform import OVERRIDE_ENV_VARS, overrides_in_effect
 
 __all__ = [
     "register",
@@ -277,6 +277,7 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
         cache = None
         active_error = active_error or f"cache location unknown: {exc}"
     env = {k: os.environ[k] for k in SETTING_ENV_VARS + OVERRIDE_ENV_VARS + OWN_ENV_VARS if k in os.environ}
+    env.update(overrides_in_effect())
     config, config_error = _pip_config() if read_pip_config else ({}, None)
     return {
         "pip_variants_version": __version__,

@@ -11,8 +11,8 @@ The plugin runs ``rocminfo`` and ``rocm_agent_enumerator``; we read the
 kernel's KFD topology in sysfs first (no subprocess, no ROCm userspace needed,
 ~0.1 ms) and only run those tools when sysfs shows no GPU node. Both name the
 same targets: ``rocm_agent_enumerator`` itself decodes ``gfx_target_version``
-the same way, and ROCm's runtime applies ``HSA_OVERRIDE_GFX_VERSION`` to every
-GPU agent, so we do too. Like ROCm (and so like the tools), we count only the
+the same way, and ROCm applies ``HSA_OVERRIDE_GFX_VERSION`` to every GPU
+(``HSA_OVERRIDE_GFX_VERSION_<node>`` to the GPU on that KFD node), so we do too. Like ROCm (and so like the tools), we count only the
 GPUs this process can reach: ``/dev/kfd`` and each GPU's render node present
 (a container gets the host's ``/sys`` but only the devices passed to it), then
 ``ROCR_VISIBLE_DEVICES``.
@@ -47,6 +47,7 @@ __all__ = [
     "SYSFS_ROOT_ENV",
     "gfx_name",
     "parse_hsa_override",
+    "node_overrides",
     "kfd_gfx_archs",
     "tool_gfx_archs",
     "read_rocm_version",
@@ -132,17 +133,37 @@ def gfx_name(target_version: int) -> Optional[str]:
 
 
 def parse_hsa_override(text: str) -> Optional[int]:
-    """``HSA_OVERRIDE_GFX_VERSION=X.Y.Z`` → the ``gfx_target_version`` it stands for."""
-    parts = text.strip().split(".")
-    if len(parts) != 3:
+    """``HSA_OVERRIDE_GFX_VERSION=X.Y.Z`` → the ``gfx_target_version`` it stands for.
+
+    ROCm's thunk reads the value with ``sscanf("%u.%u.%u%c")``: three decimal
+    numbers (blanks allowed before each), nothing after the last one. ``None``
+    for anything else, which ROCm refuses (and then finds no GPU at all).
+    """
+    match = re.fullmatch(r"\s*\+?(\d+)\.\s*\+?(\d+)\.\s*\+?(\d+)", text)
+    if match is None:
         return None
-    try:
-        major, minor, stepping = (int(p) for p in parts)
-    except ValueError:
-        return None
-    if not (0 < major < 100 and 0 <= minor < 100 and 0 <= stepping < 100):
-        return None
+    major, minor, stepping = (int(g) for g in match.groups())
+    if not (0 < major < 64 and minor < 100 and stepping < 100):
+        return None  # beyond what a gfx_target_version (and so a gfx name) can hold
     return major * 10000 + minor * 100 + stepping
+
+
+def node_overrides(environ: Mapping[str, str]) -> Dict[str, str]:
+    """``HSA_OVERRIDE_GFX_VERSION_<node>`` values by KFD node number (ROCm reads
+    the variable of each GPU's node before the global one)."""
+    prefix = HSA_OVERRIDE_ENV + "_"
+    return {name[len(prefix):]: value for name, value in environ.items() if name.startswith(prefix)}
+
+
+def _checked_override(name: str, value: str) -> int:
+    version = parse_hsa_override(value)
+    if version is None:
+        raise ProviderError(
+            NAMESPACE,
+            f"{name}={value!r} is not a gfx version ROCm accepts (X.Y.Z, e.g. 11.0.0): with it ROCm "
+            "finds no GPU at all; correct or unset it",
+        )
+    return version
 
 
 def _node_key(name: str) -> Tuple[int, str]:
@@ -169,13 +190,17 @@ def _nodes_dir(sysfs_root: str) -> str:
 def kfd_gfx_archs(
     sysfs_root: str = DEFAULT_SYSFS_ROOT, hsa_override: Optional[str] = None,
     visible: Optional[str] = None, dev_root: Optional[str] = None,
+    per_node: Optional[Mapping[str, str]] = None,
 ) -> List[str]:
     """The gfx name of each GPU node in the KFD topology, in node order (duplicates kept).
 
     Nodes without SIMDs (CPUs) are skipped, as ROCm's runtime does; a GPU
     node whose version has no gfx name (or is 0) is left out of the result but
     keeps its number for ``visible``. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
-    version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``; ``visible``
+    version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``, and ``per_node``
+    (:func:`node_overrides`) the version of the GPU on that KFD node, before
+    the global value, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION_<node>``. A value
+    ROCm refuses is a :class:`ProviderError`: ROCm then sees no GPU. ``visible``
     (``ROCR_VISIBLE_DEVICES``, ``None`` when unset) keeps the GPUs it names, see
     :func:`visible_gpus`.
 
@@ -194,7 +219,7 @@ def kfd_gfx_archs(
         entries = sorted(os.listdir(nodes), key=_node_key)
     except OSError:
         return []
-    forced = parse_hsa_override(hsa_override) if hsa_override else None
+    per_node = per_node or {}
     gpus: List[Tuple[Optional[str], str]] = []
     for entry in entries:
         props = _properties(os.path.join(nodes, entry, "properties"))
@@ -212,8 +237,10 @@ def kfd_gfx_archs(
                 continue
             if not _usable(render):
                 return []
-        if forced is not None:
-            version = forced
+        if per_node.get(entry):
+            version = _checked_override(f"{HSA_OVERRIDE_ENV}_{entry}", per_node[entry])
+        elif hsa_override:
+            version = _checked_override(HSA_OVERRIDE_ENV, hsa_override)
         # An unknown version still counts for ROCR_VISIBLE_DEVICES' numbering.
         gpus.append((gfx_name(version) if version > 0 else None, props.get("unique_id", "")))
     return [name for name, _ in visible_gpus(gpus, visible) if name is not None]
@@ -447,7 +474,7 @@ class AmdProvider:
         """Detected names, unique and string-sorted like the plugin."""
         names = kfd_gfx_archs(
             self._sysfs(), os.environ.get(HSA_OVERRIDE_ENV), os.environ.get(VISIBLE_DEVICES_ENV),
-            self._dev(),
+            self._dev(), node_overrides(os.environ),
         )
         if not names and not kfd_gfx_archs(self._sysfs()):
             # The tools only where the topology itself shows no GPU: GPUs this
@@ -512,6 +539,8 @@ class AmdProvider:
         )
         for name in (FORCE_GFX_ENV, FORCE_ROCM_ENV, PREFERRED_GFX_ENV, HSA_OVERRIDE_ENV, VISIBLE_DEVICES_ENV):
             inputs[name] = os.environ.get(name, "")
+        for node, value in sorted(node_overrides(os.environ).items()):
+            inputs[f"{HSA_OVERRIDE_ENV}_{node}"] = value
         return inputs
 
 

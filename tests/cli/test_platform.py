@@ -42,6 +42,12 @@ def test_human_table_shortens_long_lists(run_cli):
     assert "overrides in effect: NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8" in out
 
 
+def test_per_gpu_rocm_overrides_count_as_overrides():
+    env = {"HSA_OVERRIDE_GFX_VERSION_2": "10.3.0", "HSA_OVERRIDE_GFX_VERSION": "11.0.0", "HOME": "/"}
+    assert cli_platform.overrides_in_effect(env) == {
+        "HSA_OVERRIDE_GFX_VERSION": "11.0.0", "HSA_OVERRIDE_GFX_VERSION_2": "10.3.0"}
+
+
 def test_full_lists_every_value(run_cli):
     proc = run_cli("platform", "--full", env=T4)
     assert "11.20" in proc.stdout and "values)" not in proc.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from typing import Callable, Optional, Sequence, Tuple
@@ -31,6 +32,8 @@ _ENV_VARS = (
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in _ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("HSA_OVERRIDE_GFX_VERSION_")]:
+        monkeypatch.delenv(name)
     # Never read or write the developer's real cache.
     monkeypatch.setenv("PIP_VARIANTS_CACHE_DIR", str(tmp_path_factory.mktemp("pv-cache")))
 

@@ -23,6 +23,7 @@ from pip_variants.providers.amd import (
     AmdProvider,
     gfx_name,
     kfd_gfx_archs,
+    parse_hsa_override,
     parse_forced_rocm_version,
     read_rocm_version,
     tool_gfx_archs,
@@ -165,9 +166,53 @@ def test_hsa_override_applies_to_every_gpu(tmp_path, no_tools, monkeypatch):
     assert provider(tmp_path, ["gfx1103", "gfx1036"]).supported_configs() == [gfx("gfx1100")]
 
 
-def test_bad_hsa_override_is_ignored(tmp_path, no_tools, monkeypatch):
-    monkeypatch.setenv(HSA_OVERRIDE_ENV, "eleven")
+@pytest.mark.parametrize("value", ["eleven", "11.0", "11.0.0 ", "11.0.0-rc", "64.0.0", "11.-1.0"])
+def test_an_override_rocm_refuses_is_one_warning(tmp_path, no_tools, monkeypatch, value):
+    # ROCm's thunk fails its topology on such a value: no GPU at all, so no
+    # gfx_arch; the ProviderError says which variable and what to do.
+    monkeypatch.setenv(HSA_OVERRIDE_ENV, value)
+    with pytest.raises(ProviderError, match=r"HSA_OVERRIDE_GFX_VERSION=.*X\.Y\.Z.*correct or unset it"):
+        provider(tmp_path, ["gfx1103"]).supported_configs()
+
+
+def test_an_empty_override_is_unset(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(HSA_OVERRIDE_ENV, "")
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "")
     assert provider(tmp_path, ["gfx1103"]).supported_configs() == [gfx("gfx1103")]
+
+
+@pytest.mark.parametrize("value, name", [("11.0.0", "gfx1100"), (" 9.4.2", "gfx942"), ("9.0.10", "gfx90a"),
+                                         ("+10.3.0", "gfx1030")])
+def test_override_values_read_as_rocm_reads_them(value, name):
+    assert gfx_name(parse_hsa_override(value)) == name
+
+
+def test_a_per_gpu_override_names_its_kfd_node(tmp_path, no_tools, monkeypatch):
+    # Node 0 is the CPU: GPU 1 (gfx1103) is node 1, GPU 2 (gfx1032) node 2.
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "11.0.0")
+    assert provider(tmp_path, ["gfx1103"]).supported_configs() == [gfx("gfx1100")]
+    monkeypatch.delenv(f"{HSA_OVERRIDE_ENV}_1")
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_2", "10.3.0")
+    assert provider(tmp_path, ["gfx1101", "gfx1032"]).supported_configs() == [gfx("gfx1030", "gfx1101")]
+
+
+def test_a_per_gpu_override_comes_before_the_global_one(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(HSA_OVERRIDE_ENV, "11.0.0")
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_2", "10.3.0")
+    assert provider(tmp_path, ["gfx1101", "gfx1032"]).supported_configs() == [gfx("gfx1030", "gfx1100")]
+
+
+def test_a_refused_per_gpu_override_is_named(tmp_path, no_tools, monkeypatch):
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "gfx1100")
+    with pytest.raises(ProviderError, match=f"{HSA_OVERRIDE_ENV}_1='gfx1100'"):
+        provider(tmp_path, ["gfx1103"]).supported_configs()
+
+
+def test_per_gpu_overrides_are_in_the_cache_key(tmp_path, no_tools, monkeypatch):
+    p = provider(tmp_path, ["gfx1103"])
+    before = cache_key(p)
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "11.0.0")
+    assert cache_key(p) != before
 
 
 def _uuid(gpu_index: int) -> str:
