@@ -94,9 +94,27 @@ def gather_platform(*, use_cache: bool = True, plugins: bool = True) -> Platform
             report.namespaces.append(NamespaceReport(ns, "built-in", error=str(result)))
         else:
             report.namespaces.append(NamespaceReport(ns, "built-in", configs_to_supported(result)))
+    _explain_silent_intel(report)
     if plugins:
         _gather_plugins(report)
     return report
+
+
+def _explain_silent_intel(report: PlatformReport) -> None:
+    """An Intel GPU on PCI but no device IP: say the two usual reasons (the
+    provider logs them at debug level only, as pip runs it on every install)."""
+    entry = next((r for r in report.namespaces if r.namespace == "intel" and r.source == "built-in"), None)
+    if entry is None or entry.features or entry.error or os.environ.get("INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP"):
+        return
+    from ..providers.intel import IntelProvider
+
+    found = IntelProvider().gpus_on_pci()
+    if found:
+        entry.add_note(
+            f"an Intel GPU is on PCI ({', '.join(found[:3])}) but no device IP was found: Level Zero (the "
+            "loader and Intel's GPU compute runtime) is missing or failing, or intel-variant-provider "
+            "does not know this GPU; see 'Intel GPU but the CPU build' in docs/troubleshooting.md"
+        )
 
 
 def _gather_plugins(report: PlatformReport) -> None:

@@ -348,6 +348,12 @@ class IntelProvider:
         fake_sys = os.environ.get(SYSFS_ROOT_ENV)
         return os.path.join(fake_sys, "bus", "pci", "devices") if fake_sys else _PCI_DEVICES
 
+    def gpus_on_pci(self) -> List[str]:
+        """PCI addresses of the Intel display devices (Linux; ``[]`` elsewhere or unreadable)."""
+        if not sys.platform.startswith("linux"):
+            return []
+        return intel_display_devices(self._pci_root) or []
+
     def _worth_asking(self) -> bool:
         """Skip loading a GPU driver stack on Linux hosts that show no Intel GPU.
 
@@ -368,7 +374,7 @@ class IntelProvider:
             raise ProviderError(
                 NAMESPACE,
                 f"{FORCE_DEVICE_IP_ENV}={forced!r} is not a device IP intel-variant-provider "
-                f"0.0.3 knows (e.g. 12.55.8, 20.1.0)",
+                f"0.0.3 knows (it takes exactly one, as written in its table: e.g. 12.55.8 or 20.1.0)",
             )
         if not (sys.platform.startswith("linux") or sys.platform == "win32"):
             return []  # the plugin supports Linux and Windows only

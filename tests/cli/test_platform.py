@@ -13,6 +13,7 @@ from pip_variants.cli import platform as cli_platform
 from pip_variants.providers import plugins
 from pip_variants.providers.base import FeatureConfig, ProviderError
 from pip_variants.providers.plugins import InstalledPlugin, PluginResult
+from support.fakehw import pci_display_device
 
 T4 = {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "7.5"}
 
@@ -187,3 +188,18 @@ def test_human_table_names_amd_and_intel_overrides(run_cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "gfx90a" in proc.stdout and "12.55.8" in proc.stdout
     assert "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP=12.55.8" in proc.stdout
+
+
+def test_an_intel_gpu_without_a_device_ip_is_explained(run_cli, tmp_path):
+    sys_root = tmp_path / "sys"
+    pci_display_device(sys_root, "0000:00:02.0")
+    no_loader = tmp_path / "no-level-zero"
+    no_loader.mkdir()
+    env = {"PIP_VARIANTS_TEST_SYSFS_ROOT": str(sys_root), "LD_LIBRARY_PATH": str(no_loader)}
+    proc = run_cli("platform", "--no-cache", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "intel: nothing supported (built-in provider found nothing)" in proc.stdout
+    assert "intel: note: an Intel GPU is on PCI (0000:00:02.0) but no device IP was found" in proc.stdout
+    # Forced, or without an Intel GPU on PCI: nothing to explain.
+    proc = run_cli("platform", "--no-cache", env={"PIP_VARIANTS_TEST_SYSFS_ROOT": str(tmp_path / "empty")})
+    assert "intel: note" not in proc.stdout
