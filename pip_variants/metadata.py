@@ -490,7 +490,8 @@ def _read_providers_00x(
             out[ns] = ProviderInfo(ns, requires=requires, plugin_api=api, optional=optional, enable_if=enable_if)
             continue
         if r.version == (0, 0, 2):
-            feats = feature_prio.get(ns, tuple(property_prio.get(ns, {})))
+            # variantlib 0.0.2: only the features that default-priorities.feature lists
+            feats = feature_prio.get(ns, ())
             statics = tuple((f, tuple(property_prio.get(ns, {}).get(f, ()))) for f in feats)
         else:
             if ns not in top_static:

@@ -79,6 +79,14 @@ def test_v002_plugin_use_none_reads_static_from_priorities():
     assert md.variants["mkl"] == {"blas": {"lib": ("mkl",)}}  # bare string read as a list
 
 
+def test_v002_static_data_covers_only_the_listed_features():
+    # variantlib 0.0.2 reads an ahead-of-time namespace's supported list from
+    # default-priorities.feature; property priorities of a feature it does not
+    # list support nothing (WheelNext's 0.0.2 torch examples: null there too).
+    doc = {**V002, "default-priorities": {"namespace": ["blas"], "property": {"blas": {"lib": ["mkl"]}}}}
+    assert parse_metadata(doc, "x").providers["blas"].static_properties == ()
+
+
 def test_v011_has_no_providers():
     md = parse_metadata(V011, "x")
     assert md.schema == (0, 1, 1)
