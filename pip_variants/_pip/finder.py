@@ -17,7 +17,7 @@ removed, not merely ranked low (PIP-HOOKS §6.6).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
@@ -257,7 +257,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     # Builds that fit but whose files the hashes do not pin are no "nothing fits":
     # as for an index's unpinned files, which never reach selection, nothing is said.
     _report(ctx, final, newest, [] if newest in lost else [out for (v, _), out in outcomes.items() if v == newest],
-            version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)))
+            version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)),
+            hash_pinned=[c for c in result if release_of(c)[0] == newest] if pinned and not final else ())
     _record_for_explain(ctx, result, outcomes)
     return final
 
@@ -485,9 +486,10 @@ def _pins_a_version(specifier: Any) -> bool:
 
 
 def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcomes: List[Outcome],
-            *, version_pinned: bool = False) -> None:
+            *, version_pinned: bool = False, hash_pinned: Sequence[Any] = ()) -> None:
     """What became of the newest applicable release, then the chosen variant of
-    the release pip takes (the newest, or an older one it falls back to)."""
+    the release pip takes (the newest, or an older one it falls back to).
+    ``hash_pinned``: in hash-checking mode, the newest release's files the pins left."""
     project = ctx.project
     for out in newest_outcomes:
         if out.selection is not None:
@@ -496,8 +498,8 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     if not final:
         if newest_outcomes:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)}). "
-                f"Run 'pip-variants explain {ctx.canonical}' for details."
+                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)})."
+                f"{_pins_hint(ctx, hash_pinned)} Run 'pip-variants explain {ctx.canonical}' for details."
             )
         return
     best = final[-1]
@@ -525,6 +527,15 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
             f"Run 'pip-variants explain {ctx.canonical}' for details."
         )
+
+
+def _pins_hint(ctx: EvaluatorContext, pinned_files: Sequence[Any]) -> str:
+    """Hash-checking mode left only builds that do not fit: say so, and how to take one."""
+    labels = list(dict.fromkeys(label for label in (label_of(c.link) for c in pinned_files) if label))
+    if not labels:
+        return ""
+    return (f" In hash-checking mode only the files your --hash pins name are available (variant "
+            f"{', '.join(labels)}); to install that build anyway: --variant {ctx.canonical}={labels[0]}.")
 
 
 def _why(outcomes: List[Outcome]) -> str:
