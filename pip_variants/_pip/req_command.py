@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from . import _compat, _patching, messages
 from .context import ATTR, FinderContext
 from .errors import VariantInstallationError
-from .state import STATE
+from .state import STATE, turned_off_by
 
 __all__ = ["patch", "VARIANT_COMMANDS", "configure_finder", "Options"]
 
@@ -157,16 +157,20 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     STATE.off_by_option = opts.no_variants and command != "lock"
     if opts.no_variants:
         messages.debug("pip-variants: variants off (--no-variants)")
+        if opts.variant:
+            _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})")
         return None
     from . import verify_untested_pip
 
     if not verify_untested_pip():  # a pip newer than the tested range that has changed
         return None
     if command == "lock":
-        # A notice, not a warning: most locks involve no variant at all.
-        messages.info_once(
-            "pip-variants: pip lock cannot record wheel variants yet; locking with variants off"
-        )
+        if opts.variant:
+            _warn_variant_ignored(opts, "pip lock cannot record wheel variants yet and locks with variants off")
+        else:  # a notice, not a warning: most locks involve no variant at all
+            messages.info_once(
+                "pip-variants: pip lock cannot record wheel variants yet; locking with variants off"
+            )
         return None
     profile = None
     if opts.profile:
@@ -261,6 +265,12 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     STATE.enabled = True
     STATE.labels = True
     return ctx
+
+
+def _warn_variant_ignored(opts: Options, why: str) -> None:
+    """``--variant`` asks for a build by name: never drop it without a word."""
+    named = " ".join(f"--variant {item}" for item in opts.variant)
+    messages.warn_once(f"pip-variants: {why}, so {named} is ignored: pip takes no variant wheel")
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:

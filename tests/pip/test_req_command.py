@@ -91,6 +91,35 @@ def test_lock_runs_with_variants_off(patched, caplog):
     assert "pip lock cannot record wheel variants yet" in caplog.text
 
 
+def _warnings(caplog):
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_no_variants_says_a_variant_option_is_ignored(patched, caplog):
+    _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126"])
+    assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so --variant torch=cu126 "
+                                 "is ignored: pip takes no variant wheel"]
+
+
+def test_no_variants_from_pip_config_says_so(patched, caplog, monkeypatch):
+    monkeypatch.setattr(STATE, "no_variants_in_configuration", True)
+    _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126", "jax=tpu"])
+    assert _warnings(caplog) == ["pip-variants: variants are off (no-variants in pip's configuration), so "
+                                 "--variant torch=cu126 --variant jax=tpu is ignored: pip takes no variant wheel"]
+
+
+def test_no_variants_alone_warns_nothing(patched, caplog):
+    _configure(pip_variants_no_variants=True, pip_variants_variant_profile=None)
+    assert _warnings(caplog) == []
+
+
+def test_lock_says_a_variant_option_is_ignored(patched, caplog):
+    _, ctx = _configure("lock", pip_variants_variant=["torch=cu126"])
+    assert ctx is None
+    assert _warnings(caplog) == ["pip-variants: pip lock cannot record wheel variants yet and locks with variants "
+                                 "off, so --variant torch=cu126 is ignored: pip takes no variant wheel"]
+
+
 def test_cross_target_without_profile_turns_variants_off(patched, caplog):
     from pip._internal.models.target_python import TargetPython
 
