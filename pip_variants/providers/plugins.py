@@ -110,8 +110,9 @@ class PluginResult:
     ``configs``: the validated features, best first (an empty list, or features
     with empty ``values``, mean "unsupported"). ``namespace``: the plugin's own
     ``namespace`` attribute when it has a string one (PEP 817-era plugins), else
-    ``None``; callers should reject a result whose namespace differs from the
-    one it was loaded for.
+    ``None``. Only what names no namespace itself uses it (``pip-variants
+    platform`` for an installed plugin); during selection the metadata key
+    names the namespace, whatever the plugin says (PROVIDERS.md PV-12).
     """
 
     plugin_api: str
