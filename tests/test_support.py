@@ -452,3 +452,16 @@ def test_a_release_using_more_than_the_x86_64_stand_in_answers_asks_the_plugin(m
     monkeypatch.delenv("PIP_VARIANTS_AARCH64_VERSION")
     monkeypatch.setattr("pip_variants.providers.aarch64.is_aarch64", lambda machine=None: False)
     assert VariantEngine().select("pkg", "1.0", arm).notices == ()  # another CPU: nothing to say
+
+
+def test_a_static_list_that_misses_a_declared_value_is_named_not_the_machine():
+    md = release({"blas": {"static-properties": {"lib": ["openblas"]}}},
+                 {"ob": {"blas": {"lib": ["openblas"]}}, "mkl": {"blas": {"lib": ["mkl"]}}})
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ("ob",)
+    assert str(sel.ranking.rejected["mkl"]) == (
+        "needs blas :: lib :: mkl; the release's own static properties list openblas for 'blas :: lib' "
+        "(its metadata contradicts itself)")
+    # Disabled by the user: the static list is not what left mkl out.
+    off = VariantEngine(VariantSettings(support=SupportSettings(disabled=("blas",)))).select("pkg", "1.0", md)
+    assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; this machine supports no 'blas :: lib'"
