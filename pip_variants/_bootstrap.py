@@ -28,6 +28,7 @@ WATCHED = frozenset(
         "pip._internal.resolution.resolvelib.candidates",
         "pip._internal.resolution.resolvelib.found_candidates",
         "pip._internal.resolution.resolvelib.resolver",
+        "pip._internal.resolution.legacy.resolver",
         "pip._internal.cli.req_command",
         "pip._internal.models.installation_report",
         "pip._internal.operations.prepare",

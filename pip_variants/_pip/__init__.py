@@ -10,7 +10,8 @@ H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
 :mod:`.report`, H10 :mod:`.prepare`, H11 :mod:`.options`, H12 :mod:`.candidates`, H13
 :mod:`.show` (``pip show`` / ``inspect`` / ``list -v``), H14-H17 :mod:`.abi_resolution` (ABI
 dependencies), H18 :mod:`.markers` (variant environment markers), H20 :mod:`.listing` (``pip list
--o`` and ``pip index versions`` see variant wheels). Release differences live in :mod:`._compat`.
+-o`` and ``pip index versions`` see variant wheels), H21 :mod:`.legacy_resolver` (kept builds under
+the legacy resolver). Release differences live in :mod:`._compat`.
 
 On a pip newer than the tested range, each watched module is patched only when
 :func:`.shape.problems` finds every hook point with the shape its hook expects;
@@ -47,6 +48,7 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
     "pip._internal.resolution.resolvelib.candidates": ("candidates",),
     "pip._internal.resolution.resolvelib.found_candidates": ("abi_resolution",),
     "pip._internal.resolution.resolvelib.resolver": ("abi_resolution",),
+    "pip._internal.resolution.legacy.resolver": ("legacy_resolver",),
     "pip._internal.cli.req_command": ("req_command",),
     "pip._internal.models.installation_report": ("report",),
     "pip._internal.operations.prepare": ("prepare",),
@@ -64,10 +66,11 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
 
 
 #: watched modules a newer pip may drop without harm: the deprecated
-#: pkg_resources metadata backend, ``lock`` (absent before pip 25.1), and the
-#: experimental ``index`` command (H20 only)
+#: pkg_resources metadata backend and legacy resolver (H21 only), ``lock``
+#: (absent before pip 25.1), and the experimental ``index`` command (H20 only)
 _OPTIONAL_MODULES = frozenset(
-    ("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock", "pip._internal.commands.index")
+    ("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock", "pip._internal.commands.index",
+     "pip._internal.resolution.legacy.resolver")
 )
 
 

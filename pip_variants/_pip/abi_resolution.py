@@ -168,29 +168,11 @@ def _check_kept_builds(resolver: Any) -> None:
             name = getattr(build, "project_name", None)
             if name is not None:
                 resolved.setdefault(_compat.canonical_name(str(name)), build)
-        kept: Dict[str, Tuple[str, Optional[str], str]] = {}
-        for name, build in resolved.items():
-            if type(build).__name__ != "AlreadyInstalledCandidate":
-                continue
-            dist = getattr(build, "dist", None)
-            dist_version = getattr(dist, "version", None)
-            version = str(dist_version or "")
-            want = ctx.forced.get(name) or ctx.chosen.get((name, dist_version))
-            if want is None or getattr(dist, "editable", False) or getattr(dist, "direct_url", None) is not None:
-                continue  # nothing asked for, or the user's own checkout or file
-            from ..installed import variant_of  # only for a kept installation
-
-            variant = variant_of(getattr(dist, "location", None), name, version or None)
-            have = variant.label if variant is not None else None
-            if have != want and not (have is None and want == "null" and name not in ctx.forced):
-                # (a plain wheel for the null variant is no reason to reinstall)
-                kept[name] = (version, have, want)
-        if not kept and not ctx.forced:
-            return
-        from .finder import report_kept_builds
+        from .kept import report_kept
 
         installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
-        report_kept_builds(ctx, kept, set(resolved), installed)
+        report_kept(ctx, {name: getattr(build, "dist", None) for name, build in resolved.items()
+                          if type(build).__name__ == "AlreadyInstalledCandidate"}, set(resolved), installed)
     except Exception as exc:
         messages.internal_error("Resolver.resolve", exc)
 

@@ -58,6 +58,9 @@ EXPECTED: Dict[str, Tuple[Point, ...]] = {
     "pip._internal.resolution.resolvelib.resolver": (
         ("Resolver", "resolve", "function", ("self", "root_reqs")),
     ),
+    "pip._internal.resolution.legacy.resolver": (
+        ("Resolver", "resolve", "function", ("self", "root_reqs")),
+    ),
     "pip._internal.resolution.resolvelib.found_candidates": (
         ("", "_iter_built", "function", ("infos",)),
         ("", "_iter_built_with_prepended", "function", ("installed", "infos")),

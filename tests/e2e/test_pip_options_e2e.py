@@ -230,6 +230,19 @@ def test_a_build_pip_keeps_installed_is_said(fresh_venv, release, index):
     assert "pip kept" not in proc.stderr, proc.stderr
 
 
+def test_the_legacy_resolver_says_which_build_it_kept(fresh_venv, release, index):
+    legacy = ("--use-deprecated", "legacy-resolver")
+    run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "pkg")
+    proc = run_pip(fresh_venv, "install", *legacy, "-U", *index_args(index), "pkg")
+    assert "pip kept the installed pkg 1.0 (variant mkl), though variant ob is the one selected" in proc.stderr, (
+        proc.stderr)
+    proc = run_pip(fresh_venv, "install", *legacy, "-U", *index_args(index), "--variant", "pgk=ob", "pkg")
+    assert "did you mean 'pkg'" in proc.stderr, proc.stderr
+    proc = run_pip(fresh_venv, "install", *legacy, *index_args(index), "--force-reinstall", "--no-deps", "pkg")
+    assert "pip kept" not in proc.stderr, proc.stderr
+    assert "ob" in run_pip(fresh_venv, "show", "pkg").stdout
+
+
 def _hash_pinned(release, tmp_path, *labels: str):
     """A requirements file pinning pkg 1.0 to the wheels of ``labels`` (``plain``: the
     non-variant wheel), as pip-compile --generate-hashes writes it."""

@@ -305,7 +305,7 @@ def test_strict_conflict_in_an_older_release_is_no_error(patched, tmp_path, monk
 
 
 def _unused_forced_messages(finder, kept, caplog, resolved=(), installed=()):
-    from pip_variants._pip.finder import report_kept_builds
+    from pip_variants._pip.kept import report_kept_builds
 
     with caplog.at_level("DEBUG", logger="pip_variants"):
         report_kept_builds(getattr(finder, ATTR), kept, set(resolved), set(installed))
@@ -387,7 +387,7 @@ def test_chosen_label_of_a_kept_installation(patched, pkg_dir, caplog):
     ],
 )
 def test_near_name(name, names, expected):
-    from pip_variants._pip.finder import _near_name
+    from pip_variants._pip.kept import _near_name
 
     assert _near_name(name, names) == expected
 

@@ -42,6 +42,8 @@ TARGETS = [
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built"),
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_prepended"),
     ("pip._internal.resolution.resolvelib.found_candidates", None, "_iter_built_with_inserted"),
+    # H21 (kept builds under the legacy resolver)
+    ("pip._internal.resolution.legacy.resolver", "Resolver", "resolve"),
     # H18 (variant markers); the vendored tokenizer exists from pip 24.1
     ("pip._internal.metadata.importlib._dists", "Distribution", "iter_dependencies"),
     ("pip._internal.metadata.pkg_resources", "Distribution", "iter_dependencies"),
