@@ -24,7 +24,7 @@ from collections import abc
 from dataclasses import field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._charset import HEX_DIGITS, LOWER_DIGITS_UNDERSCORE, Charset
+from ._charset import HEX_DIGITS, Charset
 from ._record import record
 from .filename import LABEL_RE, LEGACY_LABEL_LENGTH, NULL_LABEL
 from .properties import (
@@ -69,17 +69,14 @@ SCHEMA_URLS: Dict[Version, str] = {
 }
 
 _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
-_OBJECT_NAME = Charset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + LOWER_DIGITS_UNDERSCORE + ".", r"^[A-Za-z0-9_.]+$"
-)
 
 
 def _is_object_reference(text: str) -> bool:
-    """``module.path`` or ``module.path:Object`` (spaces allowed around the colon)."""
-    module, colon, attr = text.partition(":")
-    if colon:
-        return _OBJECT_NAME.match(module.rstrip(" ")) and _OBJECT_NAME.match(attr.lstrip(" "))
-    return _OBJECT_NAME.match(module)
+    """``module.path`` or ``module.path:Object``, as entry points write them: word
+    characters and dots, blanks allowed around the colon (variantlib's rule)."""
+    import re  # only metadata that names a plugin-api gets here
+
+    return re.fullmatch(r"[\w.]+\s*(?::\s*[\w.]+\s*)?", text) is not None
 
 
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:

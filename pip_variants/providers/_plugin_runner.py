@@ -141,7 +141,7 @@ def _resolve(ref):
     import importlib
     import re
 
-    match = re.fullmatch(r"([A-Za-z0-9_.]+)(?: *: *([A-Za-z0-9_.]+))?", ref)
+    match = re.fullmatch(r"([\w.]+)\s*(?::\s*([\w.]+)\s*)?", ref)
     if not match:
         raise ValueError("invalid plugin API reference %r" % ref)
     module_name, attr_path = match.group(1), match.group(2)

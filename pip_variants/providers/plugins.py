@@ -43,7 +43,8 @@ ENTRY_POINT_GROUP = "variant_plugins"
 #: The child script; executed by path so that it can run under any interpreter.
 RUNNER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plugin_runner.py")
 
-_PLUGIN_API_RE = re.compile(r"([A-Za-z0-9_.]+)(?: *: *([A-Za-z0-9_.]+))?")
+#: an entry point's object reference (variantlib's rule): blanks around the colon
+_PLUGIN_API_RE = re.compile(r"([\w.]+)\s*(?::\s*([\w.]+)\s*)?")
 _FEATURE_NAME_RE = re.compile(r"[a-z0-9_]+")
 _FEATURE_VALUE_RE = re.compile(r"[a-z0-9_.]+")
 
@@ -63,14 +64,14 @@ _LOAD_HINT = "check that the plugin package is installed there and that plugin-a
 def parse_plugin_api(ref: str) -> Tuple[str, Optional[str]]:
     """Split an endpoint ``module(:attr.path)?`` into ``(module, attr_path)``.
 
-    Spaces are allowed around the colon only (entry-point object-reference
+    Blanks are allowed around the colon only (entry-point object-reference
     syntax). Raises :class:`ValueError` for anything else.
     """
     match = _PLUGIN_API_RE.fullmatch(ref) if isinstance(ref, str) else None
     if match is None:
         raise ValueError(
             f"invalid plugin API {ref!r}: expected 'module' or 'module:Object' "
-            "(letters, digits, '_' and '.' only)"
+            "(word characters and '.' only)"
         )
     module, attr = match.group(1), match.group(2)
     if any(not part for part in module.split(".")) or (attr is not None and any(not p for p in attr.split("."))):

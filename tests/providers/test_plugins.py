@@ -194,6 +194,10 @@ def run_one(api: str, plugin_path: str, **kwargs):
         ("mod", ("mod", None)),
         ("pkg.mod:Obj", ("pkg.mod", "Obj")),
         ("pkg.mod : Obj.inner", ("pkg.mod", "Obj.inner")),
+        # the entry-point object reference syntax (and variantlib): any blanks, word characters
+        ("mod\t:\tObj", ("mod", "Obj")),
+        ("mod:Obj ", ("mod", "Obj")),
+        ("mödul:Klasse", ("mödul", "Klasse")),
         ("nvidia_variant_provider.plugin:NvidiaVariantPlugin", ("nvidia_variant_provider.plugin", "NvidiaVariantPlugin")),
     ],
 )
@@ -201,7 +205,7 @@ def test_parse_plugin_api_good(ref, expected):
     assert parse_plugin_api(ref) == expected
 
 
-@pytest.mark.parametrize("ref", ["", "mod:", ":Obj", "a b", "mod:Obj:x", "mod-x", "mod\t:Obj", "mod:Obj ", "a..b"])
+@pytest.mark.parametrize("ref", ["", "mod:", ":Obj", "a b", "mod:Obj:x", "mod-x", "a..b", ".mod:Obj"])
 def test_parse_plugin_api_bad(ref):
     with pytest.raises(ValueError, match="invalid plugin API"):
         parse_plugin_api(ref)
