@@ -1,6 +1,5 @@
 import io
 import json
-import re
 import zipfile
 from pathlib import Path
 
@@ -343,8 +342,7 @@ def test_00x_written_as_020_agrees_with_its_wheels(doc):
     ],
 )
 def test_plugin_api_object_reference(api, ok):
-    assert bool(_is_object_reference(api)) is ok
-    assert bool(re.fullmatch(r"[A-Za-z0-9_.]+( *: *[A-Za-z0-9_.]+)?", api)) is ok  # the rule it stands for
+    assert _is_object_reference(api) is ok
 
 
 def test_a_null_only_0_0_x_file_may_list_no_namespace():
