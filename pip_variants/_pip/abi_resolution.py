@@ -96,11 +96,18 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
     return requirements_for(binding)
 
 
-def register_builds(project: str, version: str, requirements: Tuple[Any, ...]) -> None:
-    """Remember which ABI builds a release has, for H17's message."""
+def register_builds(project: str, version: str, metadata: Any) -> None:
+    """Remember which ABI builds a release has (every variant's ABI values, those
+    the selection set aside included), for H17's message."""
+    from ..abi import ABI_DEPENDENCY, feature_project
+
+    namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
+    namespaces.add(ABI_DEPENDENCY)
     builds = STATE.abi_builds.setdefault((_compat.canonical_name(project), version), {})
-    for req in requirements:
-        builds.setdefault(req.project, set()).update(req.values)
+    for props in metadata.variants.values():
+        for ns in namespaces.intersection(props):
+            for feature, values in props[ns].items():
+                builds.setdefault(feature_project(feature), set()).update(values)
 
 
 # ----------------------------------------------------------------------------- H14
@@ -406,9 +413,15 @@ def abi_conflicts(causes: Any) -> List[str]:
             values = sorted(builds.get(dep, ()), key=lambda v: tuple(int(p) for p in v.split(".")))
             have = f"has builds for {dep} {_join(values)}" if values else f"has builds for other {dep} versions"
             ctx = STATE.abi_context or (STATE.abi_factory() if STATE.abi_factory is not None else None)
+            held = ctx is not None and ctx.source_for(dep).origin == "installed"  # (reads what is installed)
             installed = (ctx.installed or {}).get(dep) if ctx is not None else None
             if dep in wanted:
                 other = f"{_join(wanted[dep])} is being installed"
+                if held:
+                    # Only the build for the installed version was offered: pip-variants
+                    # never moves an installed dependency the command does not name.
+                    other += (f", but the installed {dep} {installed} is kept unless the command names "
+                              f"{dep}: add {dep} to it to let pip replace it")
             elif installed:
                 other = f"{dep} {installed} is installed"
             else:

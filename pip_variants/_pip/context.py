@@ -569,7 +569,7 @@ class FinderContext:
 
             STATE.abi_links = True
             register_builds(out.selection.project, out.selection.version,  # type: ignore[union-attr]
-                            tuple(r for reqs in out.selection.abi.values() for r in reqs))  # type: ignore[union-attr]
+                            out.metadata)  # type: ignore[union-attr,arg-type]
         STATE.chosen[link.url_without_fragment] = ChosenVariant(
             abi=abi,
             label=label,

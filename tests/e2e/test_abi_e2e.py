@@ -114,3 +114,20 @@ def test_backtracks_to_the_other_build_when_a_dependency_caps_torch(variant_venv
     _, report, err = pick(variant_venv, chain, "attn-like", "other-like", **H100)
     assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
     assert_clean(err)
+
+
+def test_an_installed_torch_another_requirement_must_move_says_how(fresh_venv, publish, chain):
+    """The installed torch-like is held (its build of attn-like only), though
+    meta-like needs a newer one: the error says so and how to let it move,
+    and doing so gives the consistent pair."""
+    publish("meta-like", "1.0", None, requires=["torch-like>=2.9", "attn-like"])
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    proc = run_pip(fresh_venv, "install", "--dry-run", *index_args(chain), "meta-like", env=H100, check=False)
+    assert proc.returncode != 0
+    text = " ".join(proc.stderr.split())
+    assert ("attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency); torch-like>=2.9 (required by "
+            "meta-like 1.0) is being installed, but the installed torch-like 2.8.0 is kept unless the command "
+            "names torch-like: add torch-like to it to let pip replace it") in text, proc.stderr
+    assert_clean(proc.stderr)
+    _, report, err = pick(fresh_venv, chain, "meta-like", "torch-like", **H100)
+    assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
