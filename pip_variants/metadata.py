@@ -641,7 +641,13 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
     0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
     namespace is then asked everywhere; :func:`check_consistency` knows)."""
     keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
-    prio: Dict[str, Any] = {"namespace": list(md.namespaces)}
+    namespaces = list(md.namespaces)
+    if ABI_DEPENDENCY not in namespaces and any(ABI_DEPENDENCY in md.variants[label] for label in keep):
+        # The PEP drafts' literal namespace, unlisted and without a provider: in
+        # 0.2.0 every namespace used is listed, so it becomes the built-in
+        # provider, ranked last as the drafts rank it (uv refuses the file otherwise).
+        namespaces.append(ABI_DEPENDENCY)
+    prio: Dict[str, Any] = {"namespace": namespaces}
     if md.feature_priorities:
         prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
     if md.property_priorities:
@@ -649,12 +655,13 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
             ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
         }
     # A 0.1.x file lists the literal abi_dependency namespace without a provider
-    # table: in 0.2.0 it is the built-in provider.
+    # table (and the drafts' files do not list it at all): in 0.2.0 it is the
+    # built-in provider.
     providers = {
         ns: _provider_to_json(
             md.provider(ns) if ns != ABI_DEPENDENCY or ns in md.providers else ProviderInfo(ns, builtin=ABI_DEPENDENCY)
         )
-        for ns in md.namespaces
+        for ns in namespaces
     }
     for ns, entry in providers.items():
         if not entry:

@@ -9,7 +9,7 @@ import pytest
 
 from support.wheels import build_wheel, variants_json, write_variants_json
 
-from pip_variants.metadata import load_metadata, load_wheel_metadata, parse_metadata, to_json_dict
+from pip_variants.metadata import dumps, load_metadata, load_wheel_metadata, parse_metadata, to_json_dict
 from pip_variants.publish import PublishError, build_index, make_variant
 
 SCHEMA_0_1_1 = "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json"
@@ -21,19 +21,40 @@ def plain(tmp_path: Path) -> Path:
     return build_wheel(tmp_path / "plain", "attn-like", "1.0", requires=["torch"])
 
 
-def test_abi_property_next_to_other_namespaces_is_the_pd_form(plain, tmp_path):
+def test_abi_property_next_to_other_namespaces_is_the_builtin_provider_ranked_last(plain, tmp_path):
+    """The drafts' literal namespace (unlisted, no provider) is written in 0.2.0's
+    form: listed last, as the drafts rank it, with the built-in entry. uv 0.13.9
+    refuses a 0.2.0 file that uses a namespace it does not list (the whole
+    release, plain wheel included)."""
     dist = tmp_path / "dist"
     for label, v in (("cu128_t28", "2.8"), ("cu128_t29", "2.9")):
         make_variant(plain, dist, label=label, properties=NVIDIA + [f"abi_dependency :: torch :: {v}"],
                      namespaces=["nvidia"])
     md = load_wheel_metadata(str(dist / "attn_like-1.0-py3-none-any-cu128_t29.whl"), "cu128_t29")
-    assert md.namespaces == ("nvidia",) and "abi_dependency" not in md.providers
+    assert md.namespaces == ("nvidia", "abi_dependency")
+    assert md.providers["abi_dependency"].builtin == "abi_dependency"
     assert md.variants["cu128_t29"]["abi_dependency"] == {"torch": ("2.9",)}
     assert build_index(dist).ok
     doc = json.loads((dist / "attn_like-1.0-variants.json").read_text())
-    assert doc["default-priorities"]["namespace"] == ["nvidia"]
-    assert set(doc["providers"]) == {"nvidia"}
+    assert doc["default-priorities"]["namespace"] == ["nvidia", "abi_dependency"]
+    assert doc["providers"]["abi_dependency"] == {"builtin": "abi_dependency"}
     assert doc["variants"]["cu128_t28"]["abi_dependency"] == {"torch": ["2.8"]}
+
+
+def test_an_index_over_wheels_in_the_drafts_form_agrees_with_them(plain, tmp_path):
+    """Wheels made before (no abi_dependency in their list) still agree with the
+    0.2.0 index file written over them, whose list ends with it."""
+    from pip_variants.metadata import check_consistency
+
+    wheel = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json",
+        "default-priorities": {"namespace": ["nvidia"]},
+        "providers": {"nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1"]}},
+        "variants": {"t29": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}, "abi_dependency": {"torch": ["2.9"]}}},
+    }, "wheel")
+    index = parse_metadata(json.loads(dumps(wheel)), "index")
+    assert index.namespaces == ("nvidia", "abi_dependency")
+    assert check_consistency(index, wheel, "t29") is None
 
 
 def test_abi_only_variant_declares_the_builtin_provider(plain, tmp_path):
