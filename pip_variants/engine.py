@@ -177,18 +177,25 @@ def _static_view(metadata: VariantMetadata, ranking: Ranking, supported: Support
 
 
 def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
-              forced: Optional[str]) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]]]:
-    """ABI rejections say which version was seen; allowed labels get their requirements."""
+              forced: Optional[str], problem: Optional[Rejection]
+              ) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]], Optional[Rejection]]:
+    """ABI rejections (and a forced label's problem) say which version was seen;
+    allowed labels get their requirements."""
     from .abi import requirements_for
 
     sources = {(a.namespace, s.project): s for a in answers for s in a.abi_sources}
     namespaces = {a.namespace for a in answers}
-    rejected = dict(ranking.rejected)
-    for label, rej in ranking.rejected.items():
+
+    def described(rej: Rejection) -> Rejection:
         if rej.reason == "unsupported" and rej.namespace in namespaces:
             src = sources.get((rej.namespace, canonical_name(rej.feature)))
             if src is not None and src.version is not None:
-                rejected[label] = replace(rej, supported=(), detail=src.describe())
+                return replace(rej, supported=(), detail=src.describe())
+        return rej
+
+    rejected = {label: described(rej) for label, rej in ranking.rejected.items()}
+    if problem is not None:
+        problem = described(problem)
     abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
     for label in ranking.order + ((forced,) if forced else ()):
         props = metadata.variants.get(label, {})
@@ -199,7 +206,7 @@ def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[Nam
             reqs += requirements_for(binding)
         if reqs:
             abi[label] = reqs
-    return Ranking(ranking.order, rejected), abi
+    return Ranking(ranking.order, rejected), abi, problem
 
 
 class VariantEngine:
@@ -240,7 +247,7 @@ class VariantEngine:
         abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
         abi_answers = [a for a in answers if a.abi_sources]
         if abi_answers:
-            ranking, abi = _abi_view(metadata, ranking, abi_answers, forced)
+            ranking, abi, problem = _abi_view(metadata, ranking, abi_answers, forced, problem)
         return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi)
 
     def check_wheel(self, project: str, metadata: VariantMetadata, label: str) -> Optional[Rejection]:

@@ -565,9 +565,12 @@ def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *
         )
     problem = chosen.selection.forced_problem
     if problem is not None and chosen.selection.forced == label and not ctx.finder.only_forced:
+        abi = chosen.selection.abi.get(label, ())
+        # An ABI build brings the version it was built for: say which, as pip may replace it.
+        also = f", with {' and '.join(str(r) for r in abi)} as it requires" if abi else ""
         messages.warn_once(
             f"pip-variants: {project} {version}: variant {label} was chosen with --variant, "
-            f"but this machine does not support it ({problem}); taking it anyway"
+            f"but this machine does not support it ({problem}); taking it anyway{also}"
         )
 
 

@@ -131,3 +131,14 @@ def test_an_installed_torch_another_requirement_must_move_says_how(fresh_venv, p
     assert_clean(proc.stderr)
     _, report, err = pick(fresh_venv, chain, "meta-like", "torch-like", **H100)
     assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+
+
+def test_forcing_the_build_for_another_torch_says_which_torch_comes_with_it(fresh_venv, chain):
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.9.0", env=H100)
+    _, report, err = pick(fresh_venv, chain, "attn-like", "--variant", "attn-like=torch28", **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+    text = " ".join(err.split())
+    assert ("attn-like 1.0: variant torch28 was chosen with --variant, but this machine does not support it "
+            "(needs abi_dependency :: torch_like :: 2.8; torch-like 2.9.0 (installed in the target environment)); "
+            "taking it anyway, with torch-like==2.8.* as it requires") in text, err
+    assert_clean(err)
