@@ -159,11 +159,12 @@ def _finder_context(resolver: Any) -> Any:
 
 
 def _check_kept_builds(resolver: Any) -> None:
-    """Installed builds pip kept although another was forced or chosen, and
+    """After the resolution: the variant wheels taken that no line named yet,
+    installed builds pip kept although another was forced or chosen, and
     ``--variant`` names that chose nothing (a typo)."""
     factory = getattr(resolver, "factory", None)
     ctx = _finder_context(resolver)
-    if ctx is None or not (ctx.forced or ctx.chosen) or not selecting():
+    if ctx is None or not selecting():
         return
     try:
         mapping = getattr(getattr(resolver, "_result", None), "mapping", None)
@@ -175,6 +176,9 @@ def _check_kept_builds(resolver: Any) -> None:
             name = getattr(build, "project_name", None)
             if name is not None:
                 resolved.setdefault(_compat.canonical_name(str(name)), build)
+        _report_taken(ctx, resolved)
+        if not (ctx.forced or ctx.chosen):
+            return
         from .kept import report_kept
 
         installed = {_compat.canonical_name(name) for name in getattr(factory, "_installed_dists", {})}
@@ -182,6 +186,29 @@ def _check_kept_builds(resolver: Any) -> None:
                           if type(build).__name__ == "AlreadyInstalledCandidate"}, set(resolved), installed)
     except Exception as exc:
         messages.internal_error("Resolver.resolve", exc)
+
+
+def _report_taken(ctx: Any, resolved: Mapping[str, Any]) -> None:
+    """The chosen-variant line of each variant wheel the resolver took that no
+    line named: an older release it backtracked to (settled late, :mod:`.deferred`),
+    or another build of the same version (ABI builds, H16). The finder's lines
+    name the best build of the release pip looked at first."""
+    if not messages.info_enabled():
+        return
+    from .context import label_of
+
+    for name, build in resolved.items():
+        link = getattr(build, "source_link", None)
+        label = label_of(link) if link is not None else None
+        if label is None:
+            continue
+        version = release_key(name, build.version)
+        if STATE.announced.get((name, version)) == label:
+            continue
+        out = ctx.known_outcome(_compat.link_source(link), name, version)
+        if out is not None and out.selection is not None:
+            STATE.announced[(name, version)] = label
+            messages.info_once(out.selection.describe(label))
 
 
 def _close_pool(resolver: Any) -> None:

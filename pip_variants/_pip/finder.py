@@ -554,6 +554,7 @@ def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *
         ctx.finder.chosen[(ctx.canonical, best.version)] = label
     if messages.info_enabled():
         messages.info_once(chosen.selection.describe(label))
+        STATE.announced[(ctx.canonical, version)] = label
     if chosen.selection.forced == label and getattr(best.link, "is_yanked", False) and not version_pinned:
         # pip skips a yanked file unless the version is pinned, and then
         # says only that the version is yanked

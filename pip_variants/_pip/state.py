@@ -69,6 +69,8 @@ class ProcessState:
         self.strict = False
         #: link URL (no fragment) -> what was chosen, for H9 / H10
         self.chosen: Dict[str, ChosenVariant] = {}
+        #: (canonical name, release key) -> the label a chosen-variant line named
+        self.announced: Dict[Tuple[str, str], str] = {}
         #: some chosen wheel carries ABI requirements (H15/H16 act only then)
         self.abi_links = False
         #: (canonical name, version) -> {dependency: ABI values of its builds} (H17)

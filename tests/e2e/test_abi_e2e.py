@@ -142,3 +142,15 @@ def test_forcing_the_build_for_another_torch_says_which_torch_comes_with_it(fres
             "(needs abi_dependency :: torch_like :: 2.8; torch-like 2.9.0 (installed in the target environment)); "
             "taking it anyway, with torch-like==2.8.* as it requires") in text, err
     assert_clean(err)
+
+
+def test_a_release_the_resolver_backtracks_to_gets_its_chosen_line(variant_venv, publish, chain):
+    """attn-like 2.0 has a torch 2.9 build only: with torch-like pinned to 2.8 the
+    resolver backtracks to 1.0 (settled then) and takes its torch28 build, the
+    second of that version (H16): a line says so."""
+    publish("attn-like", "2.0", abi_release({"torch29": ["2.9"]}), plain=False, requires=["torch-like"])
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(chain), "attn-like", "torch-like==2.8.0",
+                   env=H100)
+    assert "Would install attn-like-1.0 torch-like-2.8.0" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.stdout.count("attn-like 1.0: variant torch28") == 1, proc.stdout
+    assert_clean(proc.stderr)
