@@ -132,38 +132,42 @@ def gfx_name(target_version: int) -> Optional[str]:
     return f"gfx{major}{minor:x}{stepping:x}"
 
 
-def parse_hsa_override(text: str) -> Optional[int]:
-    """``HSA_OVERRIDE_GFX_VERSION=X.Y.Z`` → the ``gfx_target_version`` it stands for.
+def parse_hsa_override(text: str) -> Optional[str]:
+    """``HSA_OVERRIDE_GFX_VERSION=X.Y.Z`` → the gfx name ROCm then reports (``11.0.0`` → ``gfx1100``).
 
-    ROCm's thunk reads the value with ``sscanf("%u.%u.%u%c")``: three decimal
-    numbers (blanks allowed before each), nothing after the last one. ``None``
-    for anything else, which ROCm refuses (and then finds no GPU at all).
+    ROCm's thunk reads the value with ``sscanf("%u.%u.%u%c")`` and takes a major
+    up to 63, minor and stepping up to 255: three decimal numbers (blanks
+    allowed before each), nothing after the last one. The name is formatted as
+    ROCm formats it (major in decimal, minor and stepping in hex). ``None`` for
+    anything else, which ROCm refuses (and then finds no GPU at all).
     """
     match = re.fullmatch(r"\s*\+?(\d+)\.\s*\+?(\d+)\.\s*\+?(\d+)", text)
     if match is None:
         return None
     major, minor, stepping = (int(g) for g in match.groups())
-    if not (0 < major < 64 and minor < 100 and stepping < 100):
-        return None  # beyond what a gfx_target_version (and so a gfx name) can hold
-    return major * 10000 + minor * 100 + stepping
+    if major > 63 or minor > 255 or stepping > 255:
+        return None
+    return f"gfx{major}{minor:x}{stepping:x}"
 
 
 def node_overrides(environ: Mapping[str, str]) -> Dict[str, str]:
-    """``HSA_OVERRIDE_GFX_VERSION_<node>`` values by KFD node number (ROCm reads
-    the variable of each GPU's node before the global one)."""
+    """``HSA_OVERRIDE_GFX_VERSION_<node>`` values by node number (ROCm reads the
+    variable of each GPU's node before the global one). The number is ROCm's:
+    the node's place among the nodes this process can reach, CPUs included,
+    which is the KFD node number unless a container hides some GPUs."""
     prefix = HSA_OVERRIDE_ENV + "_"
     return {name[len(prefix):]: value for name, value in environ.items() if name.startswith(prefix)}
 
 
-def _checked_override(name: str, value: str) -> int:
-    version = parse_hsa_override(value)
-    if version is None:
+def _checked_override(name: str, value: str) -> str:
+    gfx = parse_hsa_override(value)
+    if gfx is None:
         raise ProviderError(
             NAMESPACE,
             f"{name}={value!r} is not a gfx version ROCm accepts (X.Y.Z, e.g. 11.0.0): with it ROCm "
             "finds no GPU at all; correct or unset it",
         )
-    return version
+    return gfx
 
 
 def _node_key(name: str) -> Tuple[int, str]:
@@ -198,7 +202,7 @@ def kfd_gfx_archs(
     node whose version has no gfx name (or is 0) is left out of the result but
     keeps its number for ``visible``. ``hsa_override`` (``X.Y.Z``) replaces every GPU's
     version, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION``, and ``per_node``
-    (:func:`node_overrides`) the version of the GPU on that KFD node, before
+    (:func:`node_overrides`) the version of the GPU with that node number, before
     the global value, as ROCm honours ``HSA_OVERRIDE_GFX_VERSION_<node>``. A value
     ROCm refuses is a :class:`ProviderError`: ROCm then sees no GPU. ``visible``
     (``ROCR_VISIBLE_DEVICES``, ``None`` when unset) keeps the GPUs it names, see
@@ -221,6 +225,7 @@ def kfd_gfx_archs(
         return []
     per_node = per_node or {}
     gpus: List[Tuple[Optional[str], str]] = []
+    reached = 0  # ROCm's node number: the nodes it keeps, CPUs included, in KFD order
     for entry in entries:
         props = _properties(os.path.join(nodes, entry, "properties"))
         try:
@@ -229,20 +234,24 @@ def kfd_gfx_archs(
         except ValueError:
             continue
         if simds <= 0:  # a CPU; ROCm numbers every node with SIMDs as a GPU
+            reached += 1
             continue
         minor = props.get("drm_render_minor", "")
         if dev_root is not None and minor.isdigit():
             render = os.path.join(dev_root, "dri", f"renderD{minor}")
             if not os.path.exists(render):
-                continue
+                continue  # not passed to this container: ROCm does not number it
             if not _usable(render):
                 return []
-        if per_node.get(entry):
-            version = _checked_override(f"{HSA_OVERRIDE_ENV}_{entry}", per_node[entry])
+        node, reached = str(reached), reached + 1
+        name = gfx_name(version) if version > 0 else None
+        # (an empty value is taken as unset, where ROCm would refuse it)
+        if per_node.get(node):
+            name = _checked_override(f"{HSA_OVERRIDE_ENV}_{node}", per_node[node])
         elif hsa_override:
-            version = _checked_override(HSA_OVERRIDE_ENV, hsa_override)
+            name = _checked_override(HSA_OVERRIDE_ENV, hsa_override)
         # An unknown version still counts for ROCR_VISIBLE_DEVICES' numbering.
-        gpus.append((gfx_name(version) if version > 0 else None, props.get("unique_id", "")))
+        gpus.append((name, props.get("unique_id", "")))
     return [name for name, _ in visible_gpus(gpus, visible) if name is not None]
 
 

@@ -166,7 +166,7 @@ def test_hsa_override_applies_to_every_gpu(tmp_path, no_tools, monkeypatch):
     assert provider(tmp_path, ["gfx1103", "gfx1036"]).supported_configs() == [gfx("gfx1100")]
 
 
-@pytest.mark.parametrize("value", ["eleven", "11.0", "11.0.0 ", "11.0.0-rc", "64.0.0", "11.-1.0"])
+@pytest.mark.parametrize("value", ["eleven", "11.0", "11.0.0 ", "11.0.0-rc", "64.0.0", "11.-1.0", "9.256.0"])
 def test_an_override_rocm_refuses_is_one_warning(tmp_path, no_tools, monkeypatch, value):
     # ROCm's thunk fails its topology on such a value: no GPU at all, so no
     # gfx_arch; the ProviderError says which variable and what to do.
@@ -182,9 +182,9 @@ def test_an_empty_override_is_unset(tmp_path, no_tools, monkeypatch):
 
 
 @pytest.mark.parametrize("value, name", [("11.0.0", "gfx1100"), (" 9.4.2", "gfx942"), ("9.0.10", "gfx90a"),
-                                         ("+10.3.0", "gfx1030")])
+                                         ("+10.3.0", "gfx1030"), ("9.0.255", "gfx90ff")])
 def test_override_values_read_as_rocm_reads_them(value, name):
-    assert gfx_name(parse_hsa_override(value)) == name
+    assert parse_hsa_override(value) == name
 
 
 def test_a_per_gpu_override_names_its_kfd_node(tmp_path, no_tools, monkeypatch):
@@ -206,6 +206,17 @@ def test_a_refused_per_gpu_override_is_named(tmp_path, no_tools, monkeypatch):
     monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "gfx1100")
     with pytest.raises(ProviderError, match=f"{HSA_OVERRIDE_ENV}_1='gfx1100'"):
         provider(tmp_path, ["gfx1103"]).supported_configs()
+
+
+def test_per_gpu_overrides_count_the_nodes_rocm_reaches(tmp_path, no_tools, monkeypatch):
+    # In a container given only the second GPU (KFD node 2), ROCm numbers it 1:
+    # the CPU is 0 and the GPU it cannot reach gets no number.
+    p = provider(tmp_path, ["gfx1100", "gfx1032"], dev_root=str(dev_tree(tmp_path / "dev", [2])))
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_1", "10.3.0")
+    assert p.supported_configs() == [gfx("gfx1030")]
+    monkeypatch.delenv(f"{HSA_OVERRIDE_ENV}_1")
+    monkeypatch.setenv(f"{HSA_OVERRIDE_ENV}_2", "10.3.0")
+    assert p.supported_configs() == [gfx("gfx1032")]
 
 
 def test_per_gpu_overrides_are_in_the_cache_key(tmp_path, no_tools, monkeypatch):
