@@ -157,23 +157,19 @@ class Selection:
         return f"{self.project} {self.version}: variant {label} ({why}){extra}"
 
 
-def _static_view(metadata: VariantMetadata, ranking: Ranking, supported: Supported) -> Ranking:
+def _static_view(metadata: VariantMetadata, rejection: Rejection, supported: Supported) -> Rejection:
     """A label rejected by a namespace whose support is the release's own static
     list: the release contradicts itself, this machine is not the reason."""
-    rejected: Optional[Dict[str, Rejection]] = None
-    for label, rej in ranking.rejected.items():
-        info = metadata.providers.get(rej.namespace) if rej.reason == "unsupported" else None
-        if info is None or info.static_properties is None:
-            continue
-        static = dict(info.static_properties)
-        if {f: tuple(v) for f, v in supported.get(rej.namespace, {}).items()} != static:
-            continue  # disabled, optional or enable-if false: not the static list's doing
-        listed = ", ".join(static.get(rej.feature, ())) or "nothing"
-        rejected = dict(ranking.rejected) if rejected is None else rejected
-        rejected[label] = replace(rej, supported=(), detail=(
-            f"the release's own static properties list {listed} for '{rej.namespace} :: {rej.feature}' "
-            "(its metadata contradicts itself)"))
-    return ranking if rejected is None else Ranking(ranking.order, rejected)
+    info = metadata.providers.get(rejection.namespace) if rejection.reason == "unsupported" else None
+    if info is None or info.static_properties is None:
+        return rejection
+    static = dict(info.static_properties)
+    if {f: tuple(v) for f, v in supported.get(rejection.namespace, {}).items()} != static:
+        return rejection  # disabled, optional or enable-if false: not the static list's doing
+    listed = ", ".join(static.get(rejection.feature, ())) or "nothing"
+    return replace(rejection, supported=(), detail=(
+        f"the release's own static properties list {listed} for '{rejection.namespace} :: {rejection.feature}' "
+        "(its metadata contradicts itself)"))
 
 
 def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
@@ -242,8 +238,11 @@ class VariantEngine:
                 available = [l for l in labels if l in metadata.variants]
                 raise VariantLabelNotFound(project, version, forced, available)
             problem = find_incompatibility(forced, metadata.variants[forced], supported)
+            if problem is not None:
+                problem = _static_view(metadata, problem, supported)
         if ranking.rejected:
-            ranking = _static_view(metadata, ranking, supported)
+            ranking = Ranking(ranking.order, {label: _static_view(metadata, rej, supported)
+                                              for label, rej in ranking.rejected.items()})
         abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
         abi_answers = [a for a in answers if a.abi_sources]
         if abi_answers:

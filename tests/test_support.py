@@ -462,6 +462,8 @@ def test_a_static_list_that_misses_a_declared_value_is_named_not_the_machine():
     assert str(sel.ranking.rejected["mkl"]) == (
         "needs blas :: lib :: mkl; the release's own static properties list openblas for 'blas :: lib' "
         "(its metadata contradicts itself)")
+    forced = VariantEngine(VariantSettings(forced={"pkg": "mkl"})).select("pkg", "1.0", md)
+    assert "the release's own static properties list openblas" in str(forced.forced_problem)
     # Disabled by the user: the static list is not what left mkl out.
     off = VariantEngine(VariantSettings(support=SupportSettings(disabled=("blas",)))).select("pkg", "1.0", md)
     assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; this machine supports no 'blas :: lib'"

@@ -99,7 +99,7 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
 def register_builds(project: str, version: str, metadata: Any) -> None:
     """Remember which ABI builds a release has (every variant's ABI values, those
     the selection set aside included), for H17's message."""
-    from ..abi import ABI_DEPENDENCY, feature_project
+    from ..abi import ABI_DEPENDENCY, feature_project, parse_value
 
     namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
     namespaces.add(ABI_DEPENDENCY)
@@ -107,7 +107,8 @@ def register_builds(project: str, version: str, metadata: Any) -> None:
     for props in metadata.variants.values():
         for ns in namespaces.intersection(props):
             for feature, values in props[ns].items():
-                builds.setdefault(feature_project(feature), set()).update(values)
+                # (a value no version can match, "next", is no build worth naming)
+                builds.setdefault(feature_project(feature), set()).update(v for v in values if parse_value(v))
 
 
 # ----------------------------------------------------------------------------- H14

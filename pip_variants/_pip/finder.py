@@ -258,9 +258,25 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     # as for an index's unpinned files, which never reach selection, nothing is said.
     _report(ctx, final, newest, [] if newest in lost else [out for (v, _), out in outcomes.items() if v == newest],
             version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)),
-            hash_pinned=[c for c in result if release_of(c)[0] == newest] if pinned and not final else ())
+            hash_pinned=_pinned_of(evaluator._hashes, result, newest, release_of) if pinned and not final else ())
     _record_for_explain(ctx, result, outcomes)
     return final
+
+
+def _pinned_of(hashes: Any, result: List[Any], version: str,
+               release_of: Callable[[Any], Tuple[str, str]]) -> List[Any]:
+    """The files of ``version`` the pins are known to name (a local file is
+    hashed; a remote one without a digest is not known to be pinned)."""
+    out = []
+    for cand in result:
+        if release_of(cand)[0] != version:
+            continue
+        link = cand.link
+        if link.has_hash and link.is_hash_allowed(hashes):
+            out.append(cand)
+        elif not link.has_hash and link.is_file and not _unpinned_local(hashes, cand, None):
+            out.append(cand)
+    return out
 
 
 def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] = None) -> List[Any]:

@@ -103,10 +103,11 @@ def gather_platform(*, use_cache: bool = True, plugins: bool = True) -> Platform
 def _explain_silent_intel(report: PlatformReport) -> None:
     """An Intel GPU on PCI but no device IP: say the two usual reasons (the
     provider logs them at debug level only, as pip runs it on every install)."""
-    entry = next((r for r in report.namespaces if r.namespace == "intel" and r.source == "built-in"), None)
-    if entry is None or entry.features or entry.error or os.environ.get("INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP"):
+    from ..providers.intel import FORCE_DEVICE_IP_ENV, NAMESPACE, IntelProvider
+
+    entry = next((r for r in report.namespaces if r.namespace == NAMESPACE and r.source == "built-in"), None)
+    if entry is None or entry.features or entry.error or os.environ.get(FORCE_DEVICE_IP_ENV):
         return
-    from ..providers.intel import IntelProvider
 
     found = IntelProvider().gpus_on_pci()
     if found:

@@ -131,6 +131,11 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
     ]
 
 
+def test_values_no_version_matches_are_not_named_as_builds(patched):
+    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "odd": ["next"]}))
+    assert STATE.abi_builds[("attn-like", "1.0")] == {"torch-like": {"2.8"}}
+
+
 def test_conflict_sentence_says_how_to_let_pip_move_a_held_installed_version(patched):
     from pip_variants.abi import AbiContext
 
