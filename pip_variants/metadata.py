@@ -73,10 +73,12 @@ _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
 
 def _is_object_reference(text: str) -> bool:
     """``module.path`` or ``module.path:Object``, as entry points write them: word
-    characters and dots, blanks allowed around the colon (variantlib's rule)."""
-    import re  # only metadata that names a plugin-api gets here
-
-    return re.fullmatch(r"[\w.]+\s*(?::\s*[\w.]+\s*)?", text) is not None
+    characters and dots, blanks allowed around the colon (variantlib's rule,
+    ``[\\w.]+\\s*(:\\s*[\\w.]+\\s*)?``)."""
+    module, colon, attr = text.partition(":")
+    parts = (module.rstrip(), attr.strip()) if colon else (module.rstrip(),)
+    # "_" and "." are the only non-alphanumerics a part may hold (no regex: read on pip's path)
+    return not text[:1].isspace() and all(p and p.replace(".", "a").replace("_", "a").isalnum() for p in parts)
 
 
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
