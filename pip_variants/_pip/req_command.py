@@ -153,9 +153,9 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
     STATE.target_support = lambda metadata: None
-    # pip lock runs with variants off whatever the option says: nothing to advise there
-    STATE.off_by_option = opts.no_variants and command != "lock"
-    if opts.no_variants:
+    # pip lock runs with variants off whatever the option says; what that leaves out is said as for the option
+    STATE.off_by_option = opts.no_variants or command == "lock"
+    if opts.no_variants and command != "lock":
         messages.debug("pip-variants: variants off (--no-variants)")
         if opts.variant:
             _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})")

@@ -121,6 +121,8 @@ def labels_enabled() -> bool:
 def turned_off_by() -> Tuple[str, str]:
     """For a message where variants are off by option: what turned them off, and
     the way back (``"--no-variants"``, ``"Drop --no-variants"``)."""
+    if STATE.command == "lock":
+        return "pip lock cannot record wheel variants yet", "Use pip install"
     if STATE.no_variants_in_configuration:
         return "no-variants in pip's configuration", "Unset no-variants"
     return "--no-variants", "Drop --no-variants"

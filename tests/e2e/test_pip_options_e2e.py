@@ -111,6 +111,21 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     assert proc.stderr.count(wheel.name) == 1, proc.stderr
 
 
+def test_pip_lock_says_what_it_leaves_out(variant_venv, publish, index, tmp_path):
+    if tuple(int(x) for x in re.findall(r"\d+", variant_venv.pip_version)[:2]) < (25, 1):
+        pytest.skip("pip lock: pip 25.1+")
+    publish("pkg", "1.0", None)
+    publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
+                                        providers={"blas_lapack": static_provider({"library": ["openblas"]})},
+                                        variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
+            plain=False)
+    proc = run_pip(variant_venv, "lock", *index_args(index), "-o", tmp_path / "pylock.toml", "pkg")
+    assert ("pkg 2.0 has only variant wheels for this platform, and variants are off (pip lock cannot record "
+            "wheel variants yet): pip takes pkg 1.0 instead") in " ".join(proc.stderr.split()), proc.stderr
+    assert 'version = "1.0"' in (tmp_path / "pylock.toml").read_text()
+    assert_clean(proc.stderr)
+
+
 def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):
     conf = tmp_path / "pip.conf"
     conf.write_text("[install]\nno-variants = true\n")

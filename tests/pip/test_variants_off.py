@@ -39,6 +39,17 @@ def test_an_older_version_taken_is_named(patched, wheels, caplog):
 
 
 @needs_unscanned_folders
+def test_pip_lock_names_what_it_leaves_out(patched, wheels, caplog):
+    finder = variant_finder([str(wheels)], command="lock")
+    assert best_filename(finder) == "pkg-1.0-py3-none-any.whl"
+    assert _warnings(caplog) == [
+        "pip-variants: pkg 2.0 has only variant wheels for this platform, and variants are off "
+        "(pip lock cannot record wheel variants yet): pip takes pkg 1.0 instead. Use pip install to install "
+        "pkg 2.0 (if one of its variant wheels fits this machine)"
+    ]
+
+
+@needs_unscanned_folders
 def test_nothing_installable_is_named(patched, tmp_path, caplog):
     d = tmp_path / "wheels"
     d.mkdir()
