@@ -49,3 +49,14 @@ def subprocess_env() -> dict:
 @pytest.fixture(scope="session")
 def python() -> str:
     return sys.executable
+
+
+@pytest.fixture
+def pkg_dir(tmp_path: Path) -> Path:
+    """A find-links folder with the usual ``pkg`` 1.0 release (tests/pip/_helpers.py)."""
+    from _helpers import build_pkg
+
+    d = tmp_path / "wheels"
+    d.mkdir()
+    build_pkg(d)
+    return d

@@ -9,14 +9,6 @@ from pip_variants._pip.context import ATTR
 from pip_variants._pip.state import STATE
 
 
-@pytest.fixture
-def pkg_dir(tmp_path):
-    d = tmp_path / "wheels"
-    d.mkdir()
-    build_pkg(d)
-    return d
-
-
 def test_best_compatible_variant_wins(patched, pkg_dir):
     finder = variant_finder([str(pkg_dir)])
     assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"

@@ -6,18 +6,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from _helpers import build_pkg, variant_finder
+from _helpers import variant_finder
 
 from pip_variants._pip import legacy_resolver
 from pip_variants._pip.context import ATTR
-
-
-@pytest.fixture
-def pkg_dir(tmp_path):
-    d = tmp_path / "wheels"
-    d.mkdir()
-    build_pkg(d)
-    return d
 
 
 def _unused_forced_messages(finder, kept, caplog, resolved=(), installed=()):
