@@ -420,8 +420,9 @@ def _join(items: List[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def abi_conflicts(causes: Any) -> List[str]:
-    """One sentence per ABI release among a ``ResolutionImpossible``'s causes."""
+def abi_conflicts(causes: Any, forced: Optional[Mapping[str, str]] = None) -> List[str]:
+    """One sentence per ABI release among a ``ResolutionImpossible``'s causes
+    (``forced``: ``--variant`` labels by project, which leave one build only)."""
     wanted: Dict[str, List[str]] = {}
     abi_parents: Dict[Tuple[str, str], Set[str]] = {}
     for req, parent in causes:
@@ -454,7 +455,9 @@ def abi_conflicts(causes: Any) -> List[str]:
                 other = f"{dep} {installed} is installed"
             else:
                 other = f"no {dep} release fits them"
-            lines.append(f"pip-variants: {project} {version} {have} (abi_dependency); {other}")
+            label = (forced or {}).get(project)
+            why = f"abi_dependency; --variant {project}={label} takes only that build" if label else "abi_dependency"
+            lines.append(f"pip-variants: {project} {version} {have} ({why}); {other}")
     return lines
 
 
@@ -462,7 +465,10 @@ def _wrap_get_installation_error(original: Callable[..., Any]) -> Callable[..., 
     def get_installation_error(self: Any, e: Any, *args: Any, **kwargs: Any) -> Any:
         if STATE.abi_links and selecting():
             try:
-                for line in abi_conflicts(getattr(e, "causes", ())):
+                from .context import ATTR
+
+                ctx = getattr(getattr(self, "_finder", None), ATTR, None)
+                for line in abi_conflicts(getattr(e, "causes", ()), getattr(ctx, "forced", None)):
                     messages.logger.error("%s", line)
             except Exception as exc:
                 messages.debug("pip-variants: ABI conflict report failed: %r", exc)

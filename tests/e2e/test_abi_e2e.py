@@ -154,3 +154,12 @@ def test_a_release_the_resolver_backtracks_to_gets_its_chosen_line(variant_venv,
     assert "Would install attn-like-1.0 torch-like-2.8.0" in proc.stdout, proc.stdout + proc.stderr
     assert proc.stdout.count("attn-like 1.0: variant torch28") == 1, proc.stdout
     assert_clean(proc.stderr)
+
+
+def test_a_conflict_a_forced_build_makes_says_so(variant_venv, chain):
+    name, _, err = pick(variant_venv, chain, "attn-like", "torch-like==2.9.0", "--variant", "attn-like=torch28",
+                        check=False, **H100)
+    assert name is None
+    assert ("attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency; --variant attn-like=torch28 "
+            "takes only that build); torch-like==2.9.0 (requested) is being installed") in " ".join(err.split()), err
+    assert_clean(err)

@@ -131,6 +131,26 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
     ]
 
 
+def test_conflict_sentence_says_when_variant_left_one_build(patched):
+    infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
+    parent = infos[0][1]()
+    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
+
+    class _Req:
+        def __init__(self, text):
+            self.text, self.project_name = text, "torch-like"
+
+        def __str__(self):
+            return self.text
+
+    lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.9.0"), None)],
+                                         {"attn-like": "t28"})
+    assert lines == [
+        "pip-variants: attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency; --variant "
+        "attn-like=t28 takes only that build); torch-like==2.9.0 (requested) is being installed"
+    ]
+
+
 def test_values_no_version_matches_are_not_named_as_builds(patched):
     abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "odd": ["next"]}))
     assert STATE.abi_builds[("attn-like", "1.0")] == {"torch-like": {"2.8"}}
