@@ -165,12 +165,11 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if not verify_untested_pip():  # a pip newer than the tested range that has changed
         return None
     if command == "lock":
+        why = turned_off_by()[0]  # (the command is lock)
         if opts.variant:
-            _warn_variant_ignored(opts, "pip lock cannot record wheel variants yet and locks with variants off")
+            _warn_variant_ignored(opts, f"{why} and locks with variants off")
         else:  # a notice, not a warning: most locks involve no variant at all
-            messages.info_once(
-                "pip-variants: pip lock cannot record wheel variants yet; locking with variants off"
-            )
+            messages.info_once(f"pip-variants: {why}; locking with variants off")
         return None
     profile = None
     if opts.profile:

@@ -12,8 +12,9 @@ kernel's KFD topology in sysfs first (no subprocess, no ROCm userspace needed,
 ~0.1 ms) and only run those tools when sysfs shows no GPU node. Both name the
 same targets: ``rocm_agent_enumerator`` itself decodes ``gfx_target_version``
 the same way, and ROCm applies ``HSA_OVERRIDE_GFX_VERSION`` to every GPU
-(``HSA_OVERRIDE_GFX_VERSION_<node>`` to the GPU on that KFD node), so we do too. Like ROCm (and so like the tools), we count only the
-GPUs this process can reach: ``/dev/kfd`` and each GPU's render node present
+(``HSA_OVERRIDE_GFX_VERSION_<node>`` to the GPU with that ROCm node number), so
+we do too. Like ROCm (and so like the tools), we count only the GPUs this
+process can reach: ``/dev/kfd`` and each GPU's render node present
 (a container gets the host's ``/sys`` but only the devices passed to it), then
 ``ROCR_VISIBLE_DEVICES``.
 
@@ -126,9 +127,11 @@ def gfx_name(target_version: int) -> Optional[str]:
     """
     if target_version <= 0:
         return None
-    major = target_version // 10000 % 100
-    minor = target_version // 100 % 100
-    stepping = target_version % 100
+    return _gfx(target_version // 10000 % 100, target_version // 100 % 100, target_version % 100)
+
+
+def _gfx(major: int, minor: int, stepping: int) -> str:
+    """The name ROCm gives a GFX version: major in decimal, minor and stepping in hex."""
     return f"gfx{major}{minor:x}{stepping:x}"
 
 
@@ -147,7 +150,7 @@ def parse_hsa_override(text: str) -> Optional[str]:
     major, minor, stepping = (int(g) for g in match.groups())
     if major > 63 or minor > 255 or stepping > 255:
         return None
-    return f"gfx{major}{minor:x}{stepping:x}"
+    return _gfx(major, minor, stepping)
 
 
 def node_overrides(environ: Mapping[str, str]) -> Dict[str, str]:

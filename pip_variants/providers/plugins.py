@@ -64,8 +64,8 @@ _LOAD_HINT = "check that the plugin package is installed there and that plugin-a
 def parse_plugin_api(ref: str) -> Tuple[str, Optional[str]]:
     """Split an endpoint ``module(:attr.path)?`` into ``(module, attr_path)``.
 
-    Blanks are allowed around the colon only (entry-point object-reference
-    syntax). Raises :class:`ValueError` for anything else.
+    Blanks are allowed around the colon and at the end only (entry-point
+    object-reference syntax). Raises :class:`ValueError` for anything else.
     """
     match = _PLUGIN_API_RE.fullmatch(ref) if isinstance(ref, str) else None
     if match is None:

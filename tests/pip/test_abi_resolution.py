@@ -101,6 +101,16 @@ def test_requirement_text_for_single_nested_and_disjoint_values():
     assert abi_resolution._spec(AbiRequirement("torch", ("2.7", "2.9", "2.9.1"))) == "torch>=2.7.dev0,<2.10.dev0"
 
 
+class _Req:
+    """A requirement among a ResolutionImpossible's causes (only its text and name are read)."""
+
+    def __init__(self, text):
+        self.text, self.project_name = text, "torch-like"
+
+    def __str__(self):
+        return self.text
+
+
 def _release_of(labels, builtin=False):
     """A release's metadata: ``{label: [torch_like values]}``, in either ABI spelling, plus ``null``."""
     from pip_variants.metadata import parse_metadata
@@ -117,13 +127,6 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
     # every build of the release counts, those the selection set aside too
     abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
 
-    class _Req:
-        def __init__(self, text):
-            self.text, self.project_name = text, "torch-like"
-
-        def __str__(self):
-            return self.text
-
     lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.7.0"), None)])
     assert lines == [
         "pip-variants: attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency); "
@@ -135,13 +138,6 @@ def test_conflict_sentence_says_when_variant_left_one_build(patched):
     infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
     parent = infos[0][1]()
     abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
-
-    class _Req:
-        def __init__(self, text):
-            self.text, self.project_name = text, "torch-like"
-
-        def __str__(self):
-            return self.text
 
     lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.9.0"), None)],
                                          {"attn-like": "t28"})
@@ -165,13 +161,6 @@ def test_conflict_sentence_says_how_to_let_pip_move_a_held_installed_version(pat
     ctx = AbiContext()
     ctx.bind(lambda: {"torch-like": "2.8.0"}, ["meta"])
     STATE.abi_context = ctx
-
-    class _Req:
-        def __init__(self, text):
-            self.text, self.project_name = text, "torch-like"
-
-        def __str__(self):
-            return self.text
 
     class _Meta:
         name, version = "meta", "1.0"
