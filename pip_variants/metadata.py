@@ -189,6 +189,10 @@ def schema_version(data: Mapping[str, Any], source: str = "<variant metadata>") 
     if version is not None:
         for supported in SUPPORTED_VERSIONS:
             if version == supported:
+                if supported < (0, 1, 0) and _sniff_version(data) == (0, 2, 0):
+                    # variantlib 0.2.0 wrote the 0.2.0 layout under the 0.0.3 address
+                    # (0.2.2 corrected it); uv and variantlib read such files by their keys
+                    return (0, 2, 0)
                 return supported
         known = ", ".join(".".join(map(str, v)) for v in SUPPORTED_VERSIONS)
         raise UnsupportedSchemaVersion(

@@ -144,6 +144,21 @@ def test_a_version_in_an_unknown_url_shape_is_not_guessed_from_the_keys(url):
         parse_metadata(doc, "pkg-1.0-variants.json")
 
 
+def test_the_020_layout_under_the_003_address_is_read_as_020():
+    # variantlib 0.2.0 wrote its files so (0.2.2 corrected the address); uv and
+    # variantlib read them by their keys, and the static provider must not be lost
+    old_address = "https://variants-schema.wheelnext.dev/v0.0.3.json"
+    doc = dict(V020_DOC, **{"$schema": old_address})
+    md = parse_metadata(doc, "pkg-1.0-variants.json")
+    assert md.schema == (0, 2, 0)
+    assert md.providers["blas_lapack"].static_properties[0] == ("library", ("openblas", "mkl"))
+    assert md.providers["abi"].kind == "builtin"
+    # a real 0.0.3 document stays 0.0.3
+    only_requires = {"$schema": old_address, "default-priorities": {"namespace": ["a"]},
+                     "providers": {"a": {"requires": ["a-plugin"], "install-time": True}}, "variants": {}}
+    assert schema_version(only_requires) == (0, 0, 3)
+
+
 @pytest.mark.parametrize("url", ["https://x/v0.1.1", "https://x/v0.1.1.json/", "https://x/0.1.1/schema.json"])
 def test_a_known_version_in_another_url_shape_is_that_version(url):
     assert schema_version(dict(V011, **{"$schema": url})) == (0, 1, 1)
