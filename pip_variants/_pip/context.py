@@ -120,8 +120,9 @@ def _read_capped(response: Any) -> bytes:
         else:
             chunks.append(b" " * limit)  # over the limit by its own account: do not download it
     finally:
-        if size >= limit or declared > limit:
-            response.close()
+        # Always: a find-links or file:// answer is an open file (pip's local
+        # adapter); an HTTP one goes back to the pool, or is closed if cut short.
+        response.close()
     return b"".join(chunks)[:limit]
 
 
