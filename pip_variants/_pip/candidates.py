@@ -28,7 +28,7 @@ from . import _compat, _patching, messages
 from .context import label_of
 from .state import STATE, selecting
 
-__all__ = ["patch", "variant_mismatch", "wheel_mismatch"]
+__all__ = ["patch", "variant_mismatch", "wheel_mismatch", "read_variant_json"]
 
 
 def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, str]]:
@@ -52,7 +52,7 @@ def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str
     promised = f"label {label!r} as in {chosen.variants_json_url or 'the index file'}"
     # pip's copy first: it holds the wheel's files once pip has read the wheel
     # (or its lazy range-request view, --use-feature=fast-deps)
-    wheel = _read_from_dist(dist, label) if dist is not None else None
+    wheel = read_variant_json(dist, label) if dist is not None else None
     if wheel is None:
         path = getattr(ireq, "local_file_path", None)
         if not path or not os.path.isfile(path):
@@ -67,7 +67,7 @@ def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str
     return (promised, problem) if problem else None
 
 
-def _read_from_dist(dist: Any, label: str) -> Any:
+def read_variant_json(dist: Any, label: str) -> Any:
     """The wheel's ``variant.json`` from pip's distribution (``read_text`` in
     both metadata backends), or ``None`` where it is not there (a distribution
     made from a PEP 658 ``.metadata`` file) or not a valid one for ``label``:
@@ -94,6 +94,8 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         result = original(self, dist, *args, **kwargs)
         if not selecting():
             return result
+        if STATE.unchecked_urls:
+            _check_named_by_url(self, dist)
         try:
             mismatch = variant_mismatch(self, dist)
         except Exception as exc:
@@ -118,6 +120,18 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         return result
 
     return _check_metadata_consistency
+
+
+def _check_named_by_url(candidate: Any, dist: Any) -> None:
+    from .errors import UnsupportedVariantWheel
+    from .factory import check_downloaded_wheel
+
+    try:
+        check_downloaded_wheel(candidate._link, candidate._ireq, dist)
+    except UnsupportedVariantWheel:
+        raise
+    except Exception as exc:  # pip's own behaviour from here: the wheel is installed unchecked
+        messages.internal_error("H12 (variant.json of a wheel named by URL)", exc)
 
 
 def _look_ahead(original: Callable[..., Any]) -> Callable[..., Any]:

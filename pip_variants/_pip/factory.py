@@ -2,8 +2,10 @@
 
 Direct, URL and constraint links skip the finder, so their label is checked
 here: a local wheel's ``*.dist-info/variant.json`` (PEP 825), a remote one's
-sibling ``{name}-{version}-variants.json`` when there is one. An unsupported
-variant raises pip's ``UnsupportedWheel`` with a message saying why.
+sibling ``{name}-{version}-variants.json`` when there is one, else (a CDN's
+folder per file) the wheel's own ``variant.json`` once pip has downloaded it
+(H12, :func:`check_downloaded_wheel`). An unsupported variant raises pip's
+``UnsupportedWheel`` with a message saying why; nothing is installed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .context import ATTR, FinderContext, Outcome, label_of, redact
 from .errors import UnsupportedVariantWheel, as_user_error
 from .state import STATE, selecting
 
-__all__ = ["patch", "check_variant_link", "constraint_warning"]
+__all__ = ["patch", "check_variant_link", "check_downloaded_wheel", "constraint_warning"]
 
 #: the pip method (23.2 to 26.3) that checks a constraint's link and turns our
 #: error into "no candidates"
@@ -72,7 +74,6 @@ def constraint_warning(link: Any, exc: Exception) -> str:
 def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
     from ..filename import parse_wheel_filename, variants_json_filename
     from ..metadata import InvalidVariantMetadata, load_wheel_metadata
-    from ..properties import format_property_set
 
     parsed = parse_wheel_filename(link.filename)
     metadata: Any = None
@@ -89,13 +90,55 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
         json_url = f"{base}/{variants_json_filename(parsed.name, parsed.version)}"
         fetched = ctx._fetch(_UrlLink(json_url))
         if fetched.metadata is None:
-            messages.warn_once(
-                f"pip-variants: cannot check the variant of {redact(link.url_without_fragment)} "
-                f"({fetched.problem}); installing it as requested"
+            # A CDN keeps every file in a folder of its own (PyPI does): the
+            # wheel's own variant.json is checked once pip has downloaded it (H12).
+            STATE.unchecked_urls[link.url_without_fragment] = (ctx, label)
+            messages.debug(
+                f"pip-variants: no release file for {redact(link.url_without_fragment)} "
+                f"({fetched.problem}); its own variant.json is checked once downloaded"
             )
             return
         metadata = fetched.metadata
         json_url = redact(json_url)
+    _check_on_this_machine(ctx, link, label, parsed, metadata, json_url)
+
+
+def check_downloaded_wheel(link: Any, ireq: Any, dist: Any) -> None:
+    """H12's part for a variant wheel named by URL without a readable release
+    file (:func:`check_variant_link`): its ``.dist-info/variant.json`` against
+    this machine, as for a local wheel, before anything is installed or saved."""
+    entry = STATE.unchecked_urls.pop(link.url_without_fragment, None)
+    if entry is None:
+        return
+    ctx, label = entry
+    from ..filename import parse_wheel_filename
+    from ..metadata import InvalidVariantMetadata, load_wheel_metadata
+    from .candidates import read_variant_json
+
+    metadata = read_variant_json(dist, label)
+    if metadata is None:
+        path = getattr(ireq, "local_file_path", None)
+        problem = "it carries no variant.json"
+        if path:
+            try:
+                metadata = load_wheel_metadata(path, label, source=link.filename)
+            except InvalidVariantMetadata as exc:
+                problem = exc.message
+            except (OSError, zipfile.BadZipFile, KeyError) as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+        if metadata is None:
+            raise UnsupportedVariantWheel(
+                f"{redact(link.url_without_fragment)} is not a valid variant wheel: {problem}"
+            )
+    _check_on_this_machine(ctx, link, label, parse_wheel_filename(link.filename), metadata, None)
+
+
+def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: Any, metadata: Any,
+                           json_url: Optional[str]) -> None:
+    """Refuse a variant wheel this machine does not support (unless ``--variant``
+    names it), say which build is taken, and remember it for the later hooks."""
+    from ..properties import format_property_set
+
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
     if rejection is not None:
         hint = ""

@@ -69,6 +69,10 @@ class ProcessState:
         self.strict = False
         #: link URL (no fragment) -> what was chosen, for H9 / H10
         self.chosen: Dict[str, ChosenVariant] = {}
+        #: link URL (no fragment) -> ``(FinderContext, label)`` of a variant wheel named by
+        #: URL whose release file could not be read: H12 checks the wheel's own
+        #: ``variant.json`` once pip has downloaded it (:func:`.factory.check_downloaded_wheel`)
+        self.unchecked_urls: Dict[str, Tuple[Any, str]] = {}
         #: (canonical name, release key) -> the label a chosen-variant line named
         self.announced: Dict[Tuple[str, str], str] = {}
         #: some chosen wheel carries ABI requirements (H15/H16 act only then)

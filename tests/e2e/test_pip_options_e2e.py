@@ -29,6 +29,7 @@ from support.venvs import (
 )
 from support.wheels import (
     NVIDIA_PROVIDER,
+    build_release,
     build_wheel,
     static_provider,
     variants_json,
@@ -533,6 +534,16 @@ def test_a_wheelhouse_for_several_machines_keeps_every_build_installable(
         assert chosen == vfile(label), stderr
 
 
+def test_reading_a_folders_index_file_leaves_no_file_open(variant_venv, dist):
+    # -X dev reports every file left for the garbage collector to close (pip's
+    # local adapter answers with an open file); stock pip leaves none here
+    build_release(dist, "pkg", "1.0", DATA)
+    proc = run_pip(variant_venv, "install", "--dry-run", "--no-index", "--find-links", dist, "pkg",
+                   launcher=[variant_venv.python, "-X", "dev", "-m", "pip"])
+    assert "ResourceWarning" not in proc.stderr, proc.stderr
+    assert "pkg 1.0: variant ob" in proc.stdout + proc.stderr
+
+
 def test_download_and_wheel_take_the_options(variant_venv, release, index, tmp_path):
     plain_dir, wheel_dir = tmp_path / "plain", tmp_path / "wheels"
     run_pip(
@@ -609,6 +620,43 @@ def test_variant_naming_a_yanked_build_says_it_is_yanked(variant_venv, release, 
     chosen, _, stderr = pick(variant_venv, index, "pkg==1.0", "--variant", "pkg=mkl")
     assert chosen == vfile("mkl"), stderr
     assert "pip installs a yanked file only" not in stderr, stderr  # pinned: pip's own warning is enough
+
+
+@pytest.mark.parametrize("how", ["url", "name @ url"])
+def test_a_url_without_a_release_file_is_checked_by_the_wheels_own_variant_json(
+        variant_venv, release, index, tmp_path, how):
+    # A CDN keeps every file in a folder of its own: no variants.json beside the wheel
+    index.remove("pkg", variants_json_filename("pkg", "1.0"))
+
+    def arg(label: str) -> str:
+        url = index.file_url("pkg", vfile(label))
+        return url if how == "url" else f"pkg @ {url}"
+
+    refused = run_pip(variant_venv, "install", "--dry-run", *index_args(index), arg("acc"), check=False)
+    assert refused.returncode != 0, refused.stdout
+    assert_clean(refused.stderr)
+    assert (f"{vfile('acc')} is not a supported variant on this system: needs blas_lapack :: library :: "
+            "accelerate") in refused.stderr, refused.stderr
+    assert "add --variant pkg=acc" in refused.stderr
+    target = tmp_path / "target"
+    taken = run_pip(variant_venv, "install", "--target", target, *index_args(index), arg("ob"))
+    assert (target / "pkg" / "__init__.py").read_text().strip() == 'VARIANT = "ob"'
+    assert "pkg 1.0: variant ob (blas_lapack :: library :: openblas)" in taken.stdout + taken.stderr
+    assert "cannot check" not in taken.stderr, taken.stderr
+    forced = run_pip(variant_venv, "install", "--dry-run", *index_args(index), arg("acc"), "--variant", "pkg=acc")
+    assert forced.stderr.count("variant acc was chosen with --variant, but this machine does not support it") == 1, \
+        forced.stderr
+
+
+def test_a_url_of_a_labelled_wheel_without_variant_json_is_refused(variant_venv, index, dist):
+    wheel = build_wheel(dist, "pkg", "1.0", filename=vfile("ob"))  # a label, no .dist-info/variant.json
+    index.add_file("pkg", wheel)
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), index.file_url("pkg", wheel.name),
+                   check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    assert (f"{index.file_url('pkg', wheel.name)} is not a valid variant wheel: "
+            "variant wheel has no *.dist-info/variant.json") in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("how", ["requirement", "constraint"])
