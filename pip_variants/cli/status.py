@@ -243,10 +243,14 @@ _TRUE_WORDS = ("y", "yes", "t", "true", "on", "1")  # pip's strtobool
 _VARIANT_COMMANDS = ("install", "download", "wheel", "lock")
 
 
-def _off_for(config: Mapping[str, str]) -> Dict[str, str]:
+def _off_for(config: Mapping[str, str], environ: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """pip command -> the pip config key that switches variants off for it
-    (its own section wins over ``[global]``, as in pip)."""
+    (its own section wins over ``[global]``, as in pip; ``PIP_NO_VARIANTS``
+    set to a false word wins over both, as pip's environment does)."""
     out: Dict[str, str] = {}
+    env = os.environ if environ is None else environ
+    if env.get("PIP_NO_VARIANTS", "").lower() in _FALSE_WORDS:  # not stripped, as pip reads it
+        return out
     for command in _VARIANT_COMMANDS:
         key = f"{command}.no-variants"
         if key not in config:

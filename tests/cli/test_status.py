@@ -73,6 +73,17 @@ def test_no_variants_in_pip_conf_shows_as_off(run_cli, tmp_path):
     assert "variants:  off for pip download, wheel, lock (pip config global.no-variants = true)" in out, out
 
 
+@pytest.mark.parametrize("value", ["0", "false", "No"])
+def test_a_false_pip_no_variants_wins_over_pip_conf(run_cli, tmp_path, value):
+    # pip's environment overrides its configuration files: variants stay on
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[install]\nno-variants = true\n")
+    env = {"PIP_CONFIG_FILE": str(conf), "PIP_NO_VARIANTS": value}
+    assert "variants:  on" in run_cli("status", env=env).stdout
+    st = json.loads(run_cli("status", "--json", env=env).stdout)
+    assert st["variants_enabled"] is True and st["variants_off_by_config"] == []
+
+
 def test_human_output(run_cli):
     proc = run_cli("status", "--no-pip-config", env={"NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"})
     assert proc.returncode == 0, proc.stderr
