@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ._atomic import replacing
+from ._atomic import write_file
 
 __all__ = [
     "PTH_NAME",
@@ -287,11 +287,10 @@ def _is_denied(exc: OSError) -> bool:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    # A temporary name and a rename: a Python starting meanwhile sees the old
-    # file or the new one, never half of it. open() honours the umask.
-    tmp = path.with_name(path.name + ".tmp")
-    with replacing(tmp, path), open(tmp, "wb") as f:
-        f.write(data)
+    # A temporary name of its own and a rename: a Python starting meanwhile sees
+    # the old file or the new one, never half of it, and two activations at once
+    # do not share (and lose) one temporary file. The umask is honoured.
+    write_file(path, data)
 
 
 def _activation_target(prefix: Optional[str]) -> SiteDir:

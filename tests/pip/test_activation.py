@@ -58,6 +58,17 @@ def test_activate_is_idempotent(prefix):
     assert len(list(activation.site_packages(str(prefix)).iterdir())) == 3
 
 
+def test_two_activations_at_once_do_not_share_a_temporary_file(prefix):
+    # each writer renames a file of its own into place: what another one left
+    # at a fixed name (here, a folder) is not in the way
+    site_dir = activation.site_packages(str(prefix))
+    for name in SHIM_FILES:
+        (site_dir / (name + ".tmp")).mkdir()
+    assert sorted(p.name for p in activation.activate(str(prefix))) == sorted(SHIM_FILES)
+    leftovers = sorted(p.name for p in site_dir.iterdir() if p.name.endswith(".tmp"))
+    assert leftovers == sorted(name + ".tmp" for name in SHIM_FILES)
+
+
 def test_missing_site_packages(tmp_path):
     with pytest.raises(activation.ActivationError, match="no site-packages directory"):
         activation.activate(str(tmp_path / "nope"))
