@@ -41,6 +41,11 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
             if STATE.off_by_option:
                 links = list(links)
                 _note_left_out(link_evaluator, links)
+            elif STATE.cross_target_note is not None:
+                from .variants_off import say_cross_target
+
+                links = list(links)
+                say_cross_target(getattr(link, "filename", "") for link in links)
             return original(self, link_evaluator, links)
         links = list(links)
         try:

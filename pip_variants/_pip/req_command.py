@@ -202,12 +202,14 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         named = ", ".join(f"{name}={label}" for name, label in forced.items())
         what = (f"only the builds --variant names are chosen ({named}) and other variant wheels are ignored"
                 if forced else "variant wheels are ignored")
-        messages.warn_once(
-            f"pip-variants: {', '.join(cross)} select for another machine, so {what}; pass --variant-profile "
-            "FILE (from 'pip-variants profile export' on that machine) to select variants for it"
-        )
+        note = (f"pip-variants: {', '.join(cross)} {'select' if len(cross) > 1 else 'selects'} for another "
+                f"machine, so {what}; pass --variant-profile FILE (from 'pip-variants profile export' on "
+                "that machine) to select variants for it")
         if not forced:
+            # Said once a variant wheel is met: a download without any stays silent, as stock pip is.
+            STATE.cross_target_note = note
             return None
+        messages.warn_once(note)
         profile = {}
 
     def make_engine() -> Any:

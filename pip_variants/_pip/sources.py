@@ -13,7 +13,7 @@ import os
 from typing import Any, Callable
 
 from . import _patching, messages
-from .state import selecting
+from .state import STATE, selecting
 
 __all__ = ["patch"]
 
@@ -21,10 +21,13 @@ __all__ = ["patch"]
 def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[..., Any]:
     def _scan_directory(self: Any) -> None:
         original(self)
-        if not selecting():
-            return
         try:
-            _add_variant_files(self, module)
+            if selecting():
+                _add_variant_files(self, module)
+            elif STATE.cross_target_note is not None:  # the folder's variant wheels were just dropped
+                from .variants_off import say_cross_target
+
+                say_cross_target(entry.name for entry in os.scandir(self._path))
         except Exception as exc:
             messages.internal_error("_FlatDirectoryToUrls._scan_directory", exc)
 

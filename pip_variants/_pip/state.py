@@ -102,6 +102,9 @@ class ProcessState:
         self.off_by_option = False
         #: ... and it was pip's configuration that said so (the message names it)
         self.no_variants_in_configuration = False
+        #: cross-target options without ``--variant`` or a profile: the warning that
+        #: variant wheels are ignored, said once one is met (H2, H6), not before
+        self.cross_target_note: Optional[str] = None
         #: canonical name -> the versions labelled wheels offered under ``off_by_option``
         self.left_out_by_no_variants: Dict[str, Set[Any]] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)

@@ -21,7 +21,7 @@ from . import _compat, messages
 from .state import STATE, turned_off_by
 from .wheel import split_label
 
-__all__ = ["note_links", "say_what_was_left_out", "set_in_configuration"]
+__all__ = ["note_links", "say_what_was_left_out", "set_in_configuration", "say_cross_target"]
 
 
 def _labelled_versions(link_evaluator: Any, links: Iterable[Any]) -> Set[Any]:
@@ -160,3 +160,19 @@ def _parsed(version: Any) -> Optional[Any]:
         return _compat.Version(str(version))
     except Exception:
         return None
+
+
+def say_cross_target(filenames: Iterable[str]) -> None:
+    """``--platform`` and the like without ``--variant`` or a profile: variant
+    wheels are ignored, which one warning says once a page or folder has one."""
+    note = STATE.cross_target_note
+    if note is None:
+        return
+    try:
+        met = any(name.endswith(".whl") and split_label(name)[1] is not None for name in filenames)
+    except Exception as exc:  # a notice only: never worth stopping pip for
+        messages.debug("pip-variants: cross-target notice not said: %r", exc)
+        return
+    if met:
+        STATE.cross_target_note = None
+        messages.warn_once(note)

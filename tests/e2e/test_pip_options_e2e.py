@@ -468,6 +468,21 @@ def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, p
     assert_clean(proc.stderr)
     assert sorted(p.name for p in out.iterdir()) == [PLAIN]
     assert proc.stderr.count("--variant-profile") == 1, proc.stderr
+    assert "--platform, --python-version, --only-binary" not in proc.stderr  # only what selects a machine
+    # the same from a find-links folder (pip 24.0+ drops its variant wheels while scanning it)
+    house = tmp_path / "house"
+    run_pip(variant_venv, "download", "--no-deps", "-d", house, *index_args(index), "pkg", "--variant", "pkg=cu128")
+    offline = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "again", "--no-index",
+                      "--find-links", house, *CROSS_TARGET, "pkg==1.0", check=False)
+    assert offline.stderr.count("--variant-profile FILE") == 1, offline.stderr
+
+
+def test_download_for_another_machine_of_a_release_without_variants_is_silent(variant_venv, index, dist, tmp_path):
+    # stock pip says nothing here: neither does pip-variants
+    index.add_file("plainpkg", build_wheel(dist, "plainpkg", "1.0"))
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "out", *index_args(index),
+                   *CROSS_TARGET, "plainpkg")
+    assert "pip-variants" not in proc.stderr, proc.stderr
 
 
 def test_download_for_another_machine_takes_the_builds_variant_names(variant_venv, publish, index, tmp_path):
