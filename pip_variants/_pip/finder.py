@@ -544,10 +544,19 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         _report_chosen(ctx, best, label, taken, version_pinned=version_pinned)
     elif taken == newest and newest_outcomes:
         what = "a non-variant wheel" if best.link.is_wheel else "the source distribution"
-        messages.warn_once(
-            f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
-            f"Run 'pip-variants explain {ctx.canonical}' for details."
-        )
+        fitting = [c for c in final if label_of(c.link) is not None and ctx.release_of(c)[0] == newest]
+        if not fitting:
+            messages.warn_once(
+                f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
+                f"Run 'pip-variants explain {ctx.canonical}' for details."
+            )
+        elif all(getattr(c.link, "is_yanked", False) for c in fitting):  # pip ranks a yanked file last
+            reason = getattr(fitting[-1].link, "yanked_reason", None) or "no reason given"
+            messages.warn_once(
+                f"pip-variants: the variant wheels of {project} {newest} that fit this machine are yanked "
+                f"({reason}); installing {what} instead. To install the yanked build anyway: "
+                f"'{ctx.canonical}=={newest}' --variant {ctx.canonical}={label_of(fitting[-1].link)}"
+            )
 
 
 def _pins_hint(ctx: EvaluatorContext, pinned_files: Sequence[Any]) -> str:

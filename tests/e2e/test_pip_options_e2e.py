@@ -625,6 +625,19 @@ def test_a_constraint_naming_an_unsupported_build_says_why(variant_venv, release
     assert vfile("acc") in forced.stdout + forced.stderr
 
 
+def test_yanked_builds_that_fit_are_not_blamed_on_the_machine(variant_venv, release, index):
+    for label in ("ob", "mkl"):
+        index.yank("pkg", vfile(label), "broken BLAS")
+    chosen, _, stderr = pick(variant_venv, index, "pkg")
+    assert chosen == PLAIN, stderr
+    assert ("the variant wheels of pkg 1.0 that fit this machine are yanked (broken BLAS); installing a "
+            "non-variant wheel instead. To install the yanked build anyway: 'pkg==1.0' --variant pkg=ob") in stderr, \
+        stderr
+    assert "no variant fits" not in stderr
+    chosen, _, stderr = pick(variant_venv, index, "pkg==1.0", "--variant", "pkg=ob")  # the way out it names
+    assert chosen == vfile("ob"), stderr
+
+
 def test_variant_naming_a_yanked_build_says_it_is_yanked(variant_venv, release, index):
     index.yank("pkg", vfile("mkl"), "broken BLAS")
     proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "pkg", "--variant", "pkg=mkl",
