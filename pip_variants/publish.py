@@ -276,7 +276,9 @@ def build_variant_metadata(
                 f"--namespaces {','.join(ns_order)} leaves out {', '.join(missing)}, used by the -p properties"
             )
     elif release is not None and release.namespaces:
-        ns_order = list(release.namespaces)
+        # The siblings list abi_dependency (last, built in) when they carry ABI
+        # properties: it goes with those properties, not into this list.
+        ns_order = [ns for ns in release.namespaces if ns != ABI_DEPENDENCY] or list(release.namespaces)
         ns_order += [ns for ns in used + list(specs) if ns not in ns_order]
     else:
         ns_order = used + [ns for ns in specs if ns not in used]

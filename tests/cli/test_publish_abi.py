@@ -85,6 +85,23 @@ def test_null_variant_of_an_abi_only_release(plain, tmp_path):
     assert load_wheel_metadata(str(explicit), "null").namespaces == ("abi_dependency",)
 
 
+def test_null_variant_of_a_release_with_abi_builds_beside_other_namespaces(plain, tmp_path):
+    """publishing.md's flash-attn example: the siblings list abi_dependency after
+    nvidia; the null variant takes the list without it (its entry goes with ABI
+    properties), and the release's index file agrees with all three wheels."""
+    dist = tmp_path / "dist"
+    for label, v in (("cu128_t28", "2.8"), ("cu128_t29", "2.9")):
+        make_variant(plain, dist, label=label, properties=NVIDIA + [f"abi_dependency :: torch :: {v}"],
+                     namespaces=["nvidia"])
+    out = make_variant(plain, dist, label=None, null=True)
+    assert load_wheel_metadata(str(out), "null").namespaces == ("nvidia",)
+    report = build_index(dist)
+    assert report.ok and report.warnings == []
+    doc = json.loads((dist / "attn_like-1.0-variants.json").read_text())
+    assert doc["default-priorities"]["namespace"] == ["nvidia", "abi_dependency"]
+    assert sorted(doc["variants"]) == ["cu128_t28", "cu128_t29", "null"]
+
+
 @pytest.mark.parametrize("value", ["2.9.0.1", "v2", "2.x"])
 def test_bad_abi_value_is_refused(plain, tmp_path, value):
     with pytest.raises(PublishError, match="release prefix with 1 to 3 numbers"):
