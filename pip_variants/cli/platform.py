@@ -155,7 +155,9 @@ def _gather_plugins(report: PlatformReport) -> None:
             continue
         if ns is None:
             report.problems.append(
-                f"{source}: the plugin declares no 'namespace', so its answer cannot be used"
+                f"{source}: neither a 'namespace' attribute nor its entry-point name in the "
+                "'variant_plugins' group names a namespace, so its answer cannot be used: tell the "
+                "plugin's authors (variantlib takes the entry-point name, e.g. nvidia = MODULE:OBJECT)"
             )
             continue
         if ns in taken:

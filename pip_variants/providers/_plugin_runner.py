@@ -379,9 +379,8 @@ def _discover():
             except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
-            found.append(
-                {"plugin_api": ref, "distribution": name, "version": dist.version, "namespace": namespace}
-            )
+            found.append({"plugin_api": ref, "distribution": name, "version": dist.version,
+                          "namespace": namespace, "entry_point": ep.name})
     return found
 
 

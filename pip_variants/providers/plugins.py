@@ -476,9 +476,9 @@ def _same_interpreter(python: str) -> bool:
     return os.path.normcase(os.path.abspath(python)) == os.path.normcase(os.path.abspath(sys.executable))
 
 
-def _discover_in_process() -> Tuple[List[Tuple[str, str, str]], List[str]]:
-    """``[(ref, distribution, version)]`` and the directories they were found in."""
-    found: List[Tuple[str, str, str]] = []
+def _discover_in_process() -> Tuple[List[Tuple[str, str, str, str]], List[str]]:
+    """``[(ref, distribution, version, entry-point name)]`` and the directories they were found in."""
+    found: List[Tuple[str, str, str, str]] = []
     locations: List[str] = []
     seen_dists = set()
     seen_refs = set()
@@ -497,7 +497,7 @@ def _discover_in_process() -> Tuple[List[Tuple[str, str, str]], List[str]]:
             if ref in seen_refs:
                 continue
             seen_refs.add(ref)
-            found.append((ref, name, dist.version))
+            found.append((ref, name, dist.version, ep.name))
             try:
                 location = os.fspath(dist.locate_file(""))
             except Exception:
@@ -509,14 +509,17 @@ def _discover_in_process() -> Tuple[List[Tuple[str, str, str]], List[str]]:
 
 def discover_installed_plugins(python: str = sys.executable, *, timeout: float = 30.0) -> List[InstalledPlugin]:
     """Plugins registered in the ``variant_plugins`` entry-point group of the
-    environment of ``python`` (entry-point names are ignored).
+    environment of ``python``.
 
     For the running interpreter the entry points are read in process; any
     other interpreter is asked through the runner. Plugins are only ever
-    imported in the child, to read their ``namespace`` attribute (``None``
-    when absent or when importing fails). References that are not valid
-    endpoints are skipped. Raises :class:`ProviderError` when another
-    interpreter cannot be queried.
+    imported in the child, to read their ``namespace`` attribute (PEP 817-era
+    plugins have one); without it the namespace is the entry-point name, as
+    variantlib 0.2 names it (``None`` when that is no valid namespace either).
+    Only tools that list what is installed (``platform``, ``profile export``,
+    ``status``) need it: a release's metadata names its own namespaces.
+    References that are not valid endpoints are skipped. Raises
+    :class:`ProviderError` when another interpreter cannot be queried.
     """
     if _same_interpreter(python):
         entries, locations = _discover_in_process()
@@ -544,7 +547,8 @@ def discover_installed_plugins(python: str = sys.executable, *, timeout: float =
             if line.get("ok") and isinstance(line.get("plugin_api"), str)
         }
         return [
-            InstalledPlugin(_str_or_none(namespaces.get(ref)), ref, dist, version) for ref, dist, version in found
+            InstalledPlugin(_namespace_or(namespaces.get(ref), ep_name), ref, dist, version)
+            for ref, dist, version, ep_name in found
         ]
 
     out = _run_runner(
@@ -561,7 +565,7 @@ def discover_installed_plugins(python: str = sys.executable, *, timeout: float =
                     continue
                 plugins.append(
                     InstalledPlugin(
-                        _str_or_none(item.get("namespace")),
+                        _namespace_or(item.get("namespace"), item.get("entry_point")),
                         item["plugin_api"],
                         str(item.get("distribution", "")),
                         str(item.get("version", "")),
@@ -582,5 +586,10 @@ def _valid_ref(ref: object) -> bool:
     return True
 
 
-def _str_or_none(value: object) -> Optional[str]:
-    return value if isinstance(value, str) else None
+def _namespace_or(attribute: object, entry_point: object) -> Optional[str]:
+    """The plugin's ``namespace`` attribute, else its entry-point name if that is a namespace."""
+    if isinstance(attribute, str):
+        return attribute
+    from ..properties import NAMESPACE_RE
+
+    return entry_point if isinstance(entry_point, str) and NAMESPACE_RE.match(entry_point) else None

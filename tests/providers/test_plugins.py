@@ -436,6 +436,10 @@ class Plugin:
         return [{"name": "f", "values": ["a"]}]
 def get_supported_configs():
     return []
+class Plugin02:  # variantlib 0.2's shape: no namespace attribute
+    @staticmethod
+    def get_supported_configs():
+        return []
 """
 
 
@@ -453,6 +457,8 @@ whatever = venv_fake_plugin:Plugin
 other = venv_fake_plugin
 broken = venv_fake_missing:Plugin
 bad = not a valid ref
+fict_g = venv_fake_plugin:Plugin02
+Not-A-Namespace = venv_fake_plugin:Plugin02.get_supported_configs
 
 [console_scripts]
 ignored = venv_fake_plugin:main
@@ -479,7 +485,11 @@ def fake_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
 EXPECTED_DISCOVERY = [
     InstalledPlugin("venv_cls_ns", "venv_fake_plugin:Plugin", "Fake-Plugin", "1.2"),
     InstalledPlugin("venv_ns", "venv_fake_plugin", "Fake-Plugin", "1.2"),
-    InstalledPlugin(None, "venv_fake_missing:Plugin", "Fake-Plugin", "1.2"),
+    # without a namespace attribute (variantlib 0.2's plugins, or one that fails
+    # to import), the entry-point name names it, as variantlib does
+    InstalledPlugin("broken", "venv_fake_missing:Plugin", "Fake-Plugin", "1.2"),
+    InstalledPlugin("fict_g", "venv_fake_plugin:Plugin02", "Fake-Plugin", "1.2"),
+    InstalledPlugin(None, "venv_fake_plugin:Plugin02.get_supported_configs", "Fake-Plugin", "1.2"),
 ]
 
 
