@@ -110,6 +110,23 @@ def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]
     return Requirement(text) if text is not None else None
 
 
+def _location_of(dist_name: str) -> Tuple[str, ...]:
+    """The directory an installed distribution was found in, if it can tell."""
+    try:
+        return (os.fspath(_metadata_module().distribution(dist_name).locate_file("")),)
+    except Exception:
+        return ()
+
+
+def _requirement_name(text: str) -> Optional[str]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(text).name
+    except InvalidRequirement:
+        return None
+
+
 def _installed_admitted(req) -> Optional[str]:
     """The installed version of ``req``'s distribution where ``req`` admits it, else ``None``."""
     version = _installed_version(req.name)
@@ -198,7 +215,8 @@ class _PluginProvider:
     """A plugin (installed, or allowed and installed aside) seen through the provider contract."""
 
     def __init__(self, namespace: str, plugin_api: str, dist: str, version: str,
-                 python: str, extra_paths: Sequence[str], timeout: float) -> None:
+                 python: str, extra_paths: Sequence[str], timeout: float,
+                 fallback_paths: Sequence[str] = ()) -> None:
         self.namespace = namespace
         self.packages = (dist,)
         self.plugin_apis = (plugin_api,)
@@ -206,6 +224,7 @@ class _PluginProvider:
         self._version = version
         self._python = python
         self._paths = tuple(extra_paths)
+        self._fallback = tuple(fallback_paths)
         self._timeout = timeout
 
     def cache_inputs(self) -> Dict[str, str]:
@@ -223,11 +242,11 @@ class _PluginProvider:
     def supported_configs(self) -> List[FeatureConfig]:
         from .providers.plugins import run_plugins
 
-        key = (self._api, self._python, self._paths)
+        key = (self._api, self._python, self._paths + self._fallback)
         result = _PluginProvider._answers.get(key)
         if result is None:
             result = run_plugins([self._api], python=self._python, extra_paths=self._paths,
-                                 timeout=self._timeout)[self._api]
+                                 timeout=self._timeout, fallback_paths=self._fallback)[self._api]
             _PluginProvider._answers[key] = result
         if isinstance(result, ProviderError):
             # Name the package too: it is what the user installed or allowed.
@@ -431,10 +450,12 @@ class SupportResolver:
         api = info.plugin_api or default_plugin_api(info.requires, self.settings.marker_environment)
         version = _installed_admitted(req)
         if version is not None:
-            if not _ships_endpoint(req.name, api):
-                return self._foreign_endpoint(ns, req, api)
-            plugin = _PluginProvider(ns, api, _canonical(req.name), version, self.settings.python, (),
-                                     self.settings.plugin_timeout)
+            owner = self._endpoint_owner(info, api)
+            if owner is None:
+                return self._foreign_endpoint(ns, req, api, info)
+            # Where this process found it: the child (python -I) does not see PYTHONPATH.
+            plugin = _PluginProvider(ns, api, _canonical(owner[0].name), owner[1] or version, self.settings.python,
+                                     (), self.settings.plugin_timeout, _location_of(owner[0].name))
             return self._run(ns, plugin, f"plugin:{api}")
         allowance = _allowance(self.settings, req)
         if allowance is not None and self.plugin_installer is not None:
@@ -447,8 +468,8 @@ class SupportResolver:
                 return self._failed(ns, exc)
             except Exception as exc:  # the installer runs pip: never let it take pip down
                 return self._failed(ns, ProviderError(str(req), f"could not be installed: {exc}"))
-            if not _ships_endpoint(req.name, api, path):
-                return self._foreign_endpoint(ns, req, api)
+            if self._endpoint_owner(info, api, path) is None:
+                return self._foreign_endpoint(ns, req, api, info)
             plugin = _PluginProvider(ns, api, _canonical(req.name),
                                      f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
@@ -457,6 +478,22 @@ class SupportResolver:
             ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted",
             f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
         )
+
+    def _endpoint_owner(self, info: ProviderInfo, api: str, path: Optional[str] = None) -> Optional[Tuple[Any, str]]:
+        """The active ``requires`` entry whose distribution ships the endpoint
+        (the first one that does) and its version: installed here and admitted
+        by the entry, or (``path``) among what was installed there for an allowed
+        plugin. Only the default endpoint is tied to the first entry (PV-3)."""
+        from packaging.requirements import Requirement
+
+        from .requirements import active_requirements
+
+        for text in active_requirements(info.requires, self.settings.marker_environment):
+            req = Requirement(text)
+            version = _installed_admitted(req) if path is None else ""
+            if version is not None and _ships_endpoint(req.name, api, path):
+                return req, version
+        return None
 
     def _plugin_beyond_builtin(self, info: ProviderInfo, builtin: Any) -> NamespaceSupport:
         """The release uses properties the built-in does not answer: the plugin it
@@ -539,11 +576,16 @@ class SupportResolver:
             return self._failed(ns, ProviderError(source, f"{type(exc).__name__}: {exc}"))
         return NamespaceSupport(ns, configs_to_supported(configs), source)
 
-    def _foreign_endpoint(self, ns: str, req, api: str) -> NamespaceSupport:
+    def _foreign_endpoint(self, ns: str, req, api: str, info: ProviderInfo) -> NamespaceSupport:
         if "__main__" in "".join(api.split(":", 1)[0].split()).split("."):
             what = "names a __main__ module (importing it runs a program)"
         else:
-            what = f"is not part of {req.name!r}"
+            from .requirements import active_requirements
+
+            names = [n for n in (_requirement_name(t) for t in active_requirements(
+                info.requires, self.settings.marker_environment)) if n]
+            what = (f"is not part of {req.name!r}" if len(names) < 2 else
+                    f"is not part of any of its installed 'requires' distributions ({', '.join(names)})")
             if _is_editable(req.name):
                 what += (" (an editable install lists none of its modules: register the plugin in its "
                          "'variant_plugins' entry-point group, or install it without -e)")

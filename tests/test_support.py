@@ -2,6 +2,8 @@
 
 import json
 import sys
+from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -318,6 +320,47 @@ def test_a_plugin_is_asked_once_per_process_whatever_namespace_asks(tmp_path):
         plugin = _PluginProvider(ns, "countplug", "countplug", "1.0", sys.executable, (str(tmp_path),), 30)
         assert [tuple(c.values) for c in plugin.supported_configs()] == [("x1",)]
     assert runs.read_text().splitlines() == ["run"]
+
+
+def _installed(site: Path, name: str, module_source: Optional[str] = None) -> None:
+    module = name.replace("-", "_")
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    record = f"{module}-1.0.dist-info/METADATA,,\n"
+    if module_source is not None:
+        (site / f"{module}.py").write_text(module_source)
+        record += f"{module}.py,,\n"
+    (info / "RECORD").write_text(record)
+
+
+def test_the_endpoint_may_live_in_any_requires_distribution_and_on_pythonpath(tmp_path, monkeypatch):
+    """PV-3 ties only the default endpoint to the first entry: a plugin-api in
+    another installed one runs too (as variantlib runs it). Found on this
+    process's path only (PYTHONPATH), the child started with -I still finds it."""
+    from pip_variants.metadata import parse_metadata
+
+    site = tmp_path / "on-pythonpath"
+    _installed(site, "provider-helper")
+    _installed(site, "provider-fict-e", "def get_supported_configs():\n"
+                                        "    return [{'name': 'k', 'values': ['e2', 'e1'], 'multi_value': False}]\n")
+    monkeypatch.syspath_prepend(str(site))
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["fict_e"]},
+        "providers": {"fict_e": {"requires": ["provider-helper", "provider-fict-e"], "plugin-api": "provider_fict_e"}},
+        "variants": {"ey": {"fict_e": {"k": ["e1"]}}},
+    })
+    supported, answers = SupportResolver().supported_for(md)
+    assert answers[0].source == "plugin:provider_fict_e", answers[0].notice
+    assert supported["fict_e"] == {"k": ("e2", "e1")}
+    # an endpoint no requires distribution ships stays refused, and the notice names them all
+    md.providers["fict_e"] = md.providers["fict_e"].__class__(
+        "fict_e", requires=("provider-helper", "provider-fict-e"), plugin_api="unittest.mock")
+    supported, answers = SupportResolver().supported_for(md)
+    assert supported.get("fict_e", {}) == {}
+    assert ("plugin-api 'unittest.mock' is not part of any of its installed 'requires' distributions "
+            "(provider-helper, provider-fict-e)") in answers[0].notice
 
 
 def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tmp_path, monkeypatch):

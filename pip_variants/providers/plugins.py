@@ -383,12 +383,16 @@ def run_plugins(
     extra_paths: Sequence[str] = (),
     timeout: float = 30.0,
     method: str = "get_supported_configs",
+    fallback_paths: Sequence[str] = (),
 ) -> Dict[str, Union[PluginResult, ProviderError]]:
     """Ask every endpoint in ``plugin_apis`` for its configs, in ONE child process.
 
     ``python``: the interpreter of the environment the plugins are installed
     in (they are imported there, never here). ``extra_paths``: directories put
-    first on the child's ``sys.path`` (e.g. an :func:`isolated_plugin_dir`).
+    first on the child's ``sys.path`` (e.g. an :func:`isolated_plugin_dir`);
+    ``fallback_paths``: directories appended to it (where this process found
+    an installed plugin that the child, started with ``-I``, would not see:
+    one on ``PYTHONPATH``).
     ``timeout``: seconds for the whole child; on expiry it is killed together
     with anything it started. ``method``: ``get_supported_configs`` (install
     time) or ``get_all_configs`` (build tools).
@@ -420,6 +424,7 @@ def run_plugins(
             "command": method,
             "plugin_apis": to_run,
             "extra_paths": [os.path.abspath(p) for p in extra_paths],
+            "fallback_paths": [os.path.abspath(p) for p in fallback_paths],
             "max_result_bytes": MAX_RESULT_BYTES,
         }
         out = _run_runner(
@@ -432,7 +437,7 @@ def run_plugins(
             # an answer crashed or hung it, the others never ran. They get a
             # child of their own, so that one plugin is not blamed for another.
             results.update(run_plugins(unanswered[1:], python=python, extra_paths=extra_paths,
-                                       timeout=timeout, method=method))
+                                       timeout=timeout, method=method, fallback_paths=fallback_paths))
             unanswered = unanswered[:1]
         for api in to_run:
             line = answered.get(api)
