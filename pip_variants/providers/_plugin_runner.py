@@ -181,12 +181,24 @@ def _instantiate(cls, name):
         )
 
 
+def _takes_an_argument(function):
+    """Can ``function`` be given ``self``? (An instance method of a PEP 817-era plugin.)"""
+    import inspect
+
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+
+
 def _callable_for(obj, name):
     """``(callable, retry_on_instance)`` for member ``name`` of the plugin object.
 
     Current plugins are modules or classes with class/static methods, called
     as they are. PEP 817-era plugins used instance methods, so a class whose
-    member is a plain function is instantiated (without arguments) first.
+    member is a plain function taking ``self`` is instantiated (without
+    arguments) first; one taking no argument is called on the class.
     ``retry_on_instance`` is true for class members of unknown kind (e.g.
     compiled methods): if calling them on the class fails with a TypeError,
     the caller retries on an instance.
@@ -199,6 +211,8 @@ def _callable_for(obj, name):
         except AttributeError:
             raise _PluginFailure("plugin has no %s()" % name)
         if inspect.isfunction(raw):
+            if not _takes_an_argument(raw):
+                return raw, False  # a plain function in a class body, called on the class (variantlib 0.2)
             return getattr(_instantiate(obj, name), name), False
         retry = not isinstance(raw, (staticmethod, classmethod))
     else:

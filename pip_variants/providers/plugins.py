@@ -364,12 +364,10 @@ def _validate_configs(plugin_api: str, method: str, data: object) -> List[Featur
             if value in seen_values:
                 raise bad(f"feature {name!r}: value {value!r} is listed twice")
             seen_values.add(value)
+        # Read as a truth value, as variantlib reads it: it only matters when
+        # building a wheel, so a 0 or 1 must not cost the install its namespace.
         multi_value = item.get("multi_value", False)
-        if multi_value is None:
-            multi_value = False
-        if not isinstance(multi_value, bool):
-            raise bad(f"feature {name!r}: multi_value must be a bool, got {multi_value!r}")
-        configs.append(FeatureConfig(name, tuple(values), multi_value))
+        configs.append(FeatureConfig(name, tuple(values), bool(multi_value)))
     return configs
 
 

@@ -72,6 +72,13 @@ PLUGIN_SOURCES: Dict[str, str] = {
                 assert known_properties is None
                 return [{"name": "avx", "values": self.values}]
     """,
+    "p_bare_function_in_class": """
+        class Plugin:
+            def __init__(self):
+                raise RuntimeError("must not be instantiated (Providers PEP)")
+            def get_supported_configs():  # no self: variantlib 0.2 calls it on the class
+                return [{"name": "d", "values": ["dy"], "multi_value": 0}]
+    """,
     "p_compiled_method": """
         class Plugin(list):
             # A C-implemented instance method: only an instance can call it.
@@ -272,6 +279,11 @@ def test_class_needing_instantiation_with_known_properties(plugin_path):
     res = run_one("p_instance:Plugin", plugin_path)
     assert res.configs == [FeatureConfig("avx", ("on",))]
     assert res.namespace == "inst_ns"
+
+
+def test_a_function_without_self_in_a_class_is_called_on_the_class(plugin_path):
+    # ... and multi_value is read as a truth value, as variantlib reads it
+    assert run_one("p_bare_function_in_class:Plugin", plugin_path).configs == [FeatureConfig("d", ("dy",), False)]
 
 
 def test_unrecognised_instance_method_retried_on_instance(plugin_path):
