@@ -474,6 +474,14 @@ class SupportResolver:
                                      f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
+        installed = _installed_version(req.name)
+        if installed is not None:  # there, but not a version the release accepts
+            return self._untrusted(
+                ns, f"variant provider {req.name!r} for namespace {ns!r} is installed as {installed}, but the "
+                    f"release needs {req.name}{req.specifier}",
+                f"install such a version ('pip install \"{req.name}{req.specifier}\"'), or pass "
+                f"--allow-variant-plugin {_canonical(req.name)} to have one installed aside",
+            )
         return self._untrusted(
             ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted",
             f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}",

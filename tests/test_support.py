@@ -363,6 +363,25 @@ def test_the_endpoint_may_live_in_any_requires_distribution_and_on_pythonpath(tm
             "(provider-helper, provider-fict-e)") in answers[0].notice
 
 
+def test_an_installed_plugin_outside_the_requires_range_is_not_called_missing(tmp_path, monkeypatch):
+    from pip_variants.metadata import parse_metadata
+
+    site = tmp_path / "site"
+    _installed(site, "provider-fict-a", "def get_supported_configs():\n    return []\n")
+    monkeypatch.syspath_prepend(str(site))
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["fict_a"]},
+        "providers": {"fict_a": {"requires": ["provider-fict-a>=2"]}},
+        "variants": {"a": {"fict_a": {"k": ["a"]}}},
+    })
+    _, answers = SupportResolver().supported_for(md)
+    assert answers[0].source == "untrusted"
+    assert ("variant provider 'provider-fict-a' for namespace 'fict_a' is installed as 1.0, but the release needs "
+            "provider-fict-a>=2") in answers[0].notice
+    assert "pip install \"provider-fict-a>=2\"" in answers[0].notice
+
+
 def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tmp_path, monkeypatch):
     """An editable install lists no module files: nothing ties the module an
     index names to it, so it is refused, and the warning says how to register it."""

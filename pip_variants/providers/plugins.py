@@ -309,6 +309,22 @@ def _runner_started(out: _RunnerOutput) -> bool:
     return any(line.get("runner") == _RUNNER_PROTOCOL for line in out.lines)
 
 
+def _hint_for(api: str, error: str) -> str:
+    """What to do about a plugin that failed: a module the plugin itself imports
+    and that is not there is the plugin's missing dependency, not a missing plugin."""
+    if not error.startswith(("cannot import module", "module ")):
+        return _FIX_HINT
+    missing = re.search(r"No module named '([^']+)'", error)
+    module = "".join(api.split(":", 1)[0].split())
+    if missing is not None:
+        name = missing.group(1)
+        if not (module == name or module.startswith(name + ".")):
+            return (f"the plugin imports {name!r}, which is not installed with it: its package should "
+                    f"declare it as a dependency (tell its authors); meanwhile install the package that "
+                    "provides it into this environment")
+    return _LOAD_HINT
+
+
 def _failure_reason(out: _RunnerOutput, timeout: float) -> str:
     """Why an endpoint without a result line has none."""
     if out.start_error:
@@ -444,8 +460,7 @@ def run_plugins(
                     results[api] = ProviderError(api, f"{_failure_reason(out, timeout)}; {_FIX_HINT}")
             elif not line.get("ok"):
                 error = " ".join(str(line.get("error") or "unknown failure").split())
-                hint = _LOAD_HINT if error.startswith(("cannot import module", "module ")) else _FIX_HINT
-                results[api] = ProviderError(api, f"{error}; {hint}")
+                results[api] = ProviderError(api, f"{error}; {_hint_for(api, error)}")
             else:
                 try:
                     configs = _validate_configs(api, method, line.get("result"))

@@ -79,6 +79,9 @@ PLUGIN_SOURCES: Dict[str, str] = {
             def get_supported_configs():  # no self: variantlib 0.2 calls it on the class
                 return [{"name": "d", "values": ["dy"], "multi_value": 0}]
     """,
+    "p_needs_a_dependency": """
+        from variantlib_not_installed.models import VariantFeatureConfig
+    """,
     "p_compiled_method": """
         class Plugin(list):
             # A C-implemented instance method: only an instance can call it.
@@ -284,6 +287,15 @@ def test_class_needing_instantiation_with_known_properties(plugin_path):
 def test_a_function_without_self_in_a_class_is_called_on_the_class(plugin_path):
     # ... and multi_value is read as a truth value, as variantlib reads it
     assert run_one("p_bare_function_in_class:Plugin", plugin_path).configs == [FeatureConfig("d", ("dy",), False)]
+
+
+def test_a_missing_dependency_of_the_plugin_is_named_as_such(plugin_path):
+    err = run_one("p_needs_a_dependency", plugin_path)
+    assert isinstance(err, ProviderError)
+    assert "No module named 'variantlib_not_installed'" in err.message
+    assert "the plugin imports 'variantlib_not_installed', which is not installed with it" in err.message
+    missing = run_one("p_not_there_at_all:Plugin", plugin_path)
+    assert "check that the plugin package is installed there" in missing.message
 
 
 def test_unrecognised_instance_method_retried_on_instance(plugin_path):
