@@ -82,6 +82,20 @@ def parse_excluded(items: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
     return out
 
 
+def parse_namespaces(items: Iterable[str], option: str, *, also: Tuple[str, ...] = ()) -> Tuple[str, ...]:
+    """``--variant-disable`` / ``--variant-enable`` values (``also``: other words the option takes)."""
+    from .properties import NAMESPACE_RE
+
+    for item in items:
+        if item in also or NAMESPACE_RE.match(item):
+            continue
+        fix = item.strip().lower().replace("-", "_")
+        hint = f"; did you mean {fix!r}?" if NAMESPACE_RE.match(fix) else ""
+        raise VariantError(f"invalid {option} value {item!r}: a variant namespace has only the characters "
+                           f"a-z, 0-9 and '_'{hint}")
+    return tuple(items)
+
+
 @record
 class VariantSettings:
     enabled: bool = True

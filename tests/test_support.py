@@ -275,6 +275,19 @@ def test_a_bad_variant_value_says_what_is_wrong(value, why):
         parse_forced([value])
 
 
+@pytest.mark.parametrize("value, why", [
+    ("NVIDIA", "invalid --variant-disable value 'NVIDIA': .* did you mean 'nvidia'"),
+    ("blas-lapack", "did you mean 'blas_lapack'"),
+    ("nvidia::sm", r"only the characters a-z, 0-9 and '_'$"),
+])
+def test_a_bad_namespace_value_says_what_is_wrong(value, why):
+    from pip_variants.engine import parse_namespaces
+
+    with pytest.raises(VariantError, match=why):
+        parse_namespaces([value], "--variant-disable")
+    assert parse_namespaces(["nvidia", ":all:"], "--variant-enable", also=(":all:",)) == ("nvidia", ":all:")
+
+
 def test_check_wheel_forced_only_for_its_project():
     md = release({"s": {"static-properties": {"f": ["a"]}}}, {"b": {"s": {"f": ["b"]}}})
     engine = VariantEngine(VariantSettings(forced={"other": "b"}))

@@ -178,7 +178,7 @@ def _check_kept_builds(resolver: Any) -> None:
             if name is not None:
                 resolved.setdefault(_compat.canonical_name(str(name)), build)
         _report_taken(ctx, resolved)
-        if not (ctx.forced or ctx.chosen):
+        if not (ctx.forced or ctx.chosen or ctx.engine_made):
             return
         from .kept import report_kept
 

@@ -209,10 +209,18 @@ class FinderContext:
         self.only_forced = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
+        #: the namespaces of the releases' index files read: what ``--variant-disable``
+        #: and ``--variant-enable`` can name (a near miss is most likely a typo)
+        self.namespaces_seen: Set[str] = set()
         #: (canonical name, pip's ``Version``) -> the label H4 chose for the newest
         #: release (not ABI-dependent ones): a kept installation of another build
         #: is said. ``Version`` keys: ``1.0`` (a file name) is ``1.0.0`` (its METADATA)
         self.chosen: Dict[Tuple[str, Any], str] = {}
+
+    @property
+    def engine_made(self) -> bool:
+        """Was the engine built (a release with variant wheels was met)?"""
+        return not callable(self._engine)
 
     @property
     def engine(self) -> "VariantEngine":
@@ -352,6 +360,7 @@ class FinderContext:
                 out.problem = fetched.problem
                 return out
             out.metadata, out.json_bytes = fetched.metadata, fetched.content
+            self.namespaces_seen.update(fetched.metadata.namespaces)
             # Each wheel is checked against the index file (IX-3) once pip has
             # read it (H12): a wheelhouse of torch wheels is not opened for labels
             # that do not fit. `pip-variants explain` shows every wheel's problem.

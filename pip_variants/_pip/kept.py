@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 from . import messages
 from .context import FinderContext
 
-__all__ = ["report_kept", "report_kept_builds"]
+__all__ = ["report_kept", "report_kept_builds", "report_options_that_named_nothing"]
 
 
 def report_kept(ctx: FinderContext, kept_dists: Mapping[str, Any], resolved: Set[str], installed: Set[str]) -> None:
@@ -38,6 +38,8 @@ def report_kept(ctx: FinderContext, kept_dists: Mapping[str, Any], resolved: Set
             kept[name] = (version, have, want)
     if kept or ctx.forced:
         report_kept_builds(ctx, kept, resolved, installed)
+    if ctx.engine_made:
+        report_options_that_named_nothing(ctx, resolved, installed)
 
 
 def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[str], str]],
@@ -83,6 +85,31 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
         else:
             messages.debug("pip-variants: %s was not applied: no project named %r is part of this install",
                            option, name)
+
+
+def report_options_that_named_nothing(ctx: FinderContext, resolved: Set[str], installed: Set[str]) -> None:
+    """``--variant-exclude NAME=...``, ``--variant-disable NS`` and ``--variant-enable NS``
+    a slip away from a project or namespace of this install changed nothing: most
+    likely a typo (``nvida``), worth a warning as a ``--variant`` one is. Names far
+    from anything stay quiet: pip.conf may well name what a given run does not need."""
+    settings = ctx.engine.settings
+    for name in sorted(settings.excluded):
+        if name in ctx.looked_up or name in resolved or name in installed:
+            continue
+        near = _near_name(name, ctx.looked_up | resolved)
+        if near is not None:
+            messages.warn_once(f"pip-variants: --variant-exclude {name}=... excluded nothing: no project named "
+                               f"{name!r} is part of this install; did you mean {near!r}?")
+    support = settings.support
+    for option, namespaces in (("--variant-disable", support.disabled),
+                               ("--variant-enable", support.enabled_optional)):
+        for ns in dict.fromkeys(namespaces):
+            if ns in ctx.namespaces_seen:
+                continue
+            near = _near_name(ns, ctx.namespaces_seen)
+            if near is not None:
+                messages.warn_once(f"pip-variants: {option} {ns} changed nothing: no release of this install "
+                                   f"has a namespace {ns!r}; did you mean {near!r}?")
 
 
 def _near_name(name: str, names: Set[str]) -> Optional[str]:

@@ -31,7 +31,7 @@ def _check_kept_builds(resolver: Any, requirement_set: Any) -> None:
     from .context import ATTR
 
     ctx = getattr(getattr(resolver, "finder", None), ATTR, None)
-    if ctx is None or not (ctx.forced or ctx.chosen) or not selecting():
+    if ctx is None or not (ctx.forced or ctx.chosen or ctx.engine_made) or not selecting():
         return
     try:
         resolved: Set[str] = set()

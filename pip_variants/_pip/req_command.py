@@ -186,6 +186,12 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         from ..engine import VariantError, parse_excluded
 
         excluded = _read_option(parse_excluded, opts.exclude, VariantError)
+    if opts.disable or opts.enable:
+        from ..engine import VariantError, parse_namespaces
+
+        _read_option(lambda values: parse_namespaces(values, "--variant-disable"), opts.disable, VariantError)
+        _read_option(lambda values: parse_namespaces(values, "--variant-enable", also=(":all:",)), opts.enable,
+                     VariantError)
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced

@@ -214,6 +214,25 @@ def test_variant_naming_a_misspelt_project_is_said(variant_venv, release, index)
     assert "not applied" not in stderr, stderr
 
 
+def test_namespace_and_exclude_options_naming_nothing_are_said(variant_venv, release, index):
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-disable", "blas_lapak",
+                             "--variant-enable", "blas_lapcak", "--variant-exclude", "pgk=ob")
+    assert chosen == vfile("ob"), stderr
+    assert ("--variant-disable blas_lapak changed nothing: no release of this install has a namespace "
+            "'blas_lapak'; did you mean 'blas_lapack'?") in stderr, stderr
+    assert "--variant-enable blas_lapcak changed nothing" in stderr, stderr
+    assert ("--variant-exclude pgk=... excluded nothing: no project named 'pgk' is part of this install; "
+            "did you mean 'pkg'?") in stderr, stderr
+    # far from anything: pip.conf may name what another install needs
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-disable", "nvidia")
+    assert chosen == vfile("ob") and "changed nothing" not in stderr, stderr
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "pkg", "--variant-disable",
+                   "BLAS_LAPACK", check=False)
+    assert proc.returncode != 0
+    assert ("invalid --variant-disable value 'BLAS_LAPACK': a variant namespace has only the characters a-z, 0-9 "
+            "and '_'; did you mean 'blas_lapack'?") in proc.stderr, proc.stderr
+
+
 def test_a_build_pip_keeps_installed_is_said(fresh_venv, release, index):
     run_pip(fresh_venv, "install", *index_args(index), "pkg")
     proc = run_pip(fresh_venv, "install", *index_args(index), "--variant", "pkg=mkl", "pkg")
