@@ -128,6 +128,8 @@ def _shim_lines(st: Mapping[str, Any]) -> List[str]:
     if active is True:
         if pip_stock:
             lines = [f"shim:      active, but pip {pip['version']} here stays stock (see 'pip:' below)"]
+        elif st.get("variants_enabled") is False:
+            lines = ["shim:      active, but PIP_NO_VARIANTS keeps pip stock (see 'variants:' below)"]
         else:
             lines = ["shim:      active: 'pip install' in this environment picks wheel variants"]
         if where.get("site"):

@@ -157,6 +157,9 @@ def test_shim_line_does_not_promise_variants_under_an_unsupported_pip():
     assert cli_status._shim_lines(st) == ["shim:      active, but pip 23.0.1 here stays stock (see 'pip:' below)"]
     st["pip"] = {"version": "27.0", "supported": False, "untested": {"mode": "untested-compatible"}}
     assert "picks wheel variants" in cli_status._shim_lines(st)[0]
+    st["variants_enabled"] = False  # PIP_NO_VARIANTS
+    assert cli_status._shim_lines(st) == ["shim:      active, but PIP_NO_VARIANTS keeps pip stock "
+                                          "(see 'variants:' below)"]
 
 
 def test_json_says_where_the_shim_lives(run_cli):
