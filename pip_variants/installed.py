@@ -71,8 +71,19 @@ class InstalledVariant:
 
 
 def _name_version(dist_info: str) -> Tuple[str, str]:
+    """The project's name as its METADATA spells it (``demo-tensor``, as pip shows
+    it; the folder says ``demo_tensor``) and the version of the folder's name."""
     stem = os.path.basename(dist_info.rstrip("/\\"))[: -len(".dist-info")]
     name, _, version = stem.partition("-")
+    try:
+        with open(os.path.join(dist_info, "METADATA"), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip():
+                    break  # the end of the headers
+                if line[:5].lower() == "name:":
+                    return line[5:].strip() or name, version
+    except OSError:
+        pass
     return name, version
 
 

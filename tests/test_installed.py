@@ -25,10 +25,11 @@ def _variant_json(name, version, label, props, providers):
                          variants={label: props})
 
 
-def _install(site: Path, dirname: str, content=None) -> Path:
+def _install(site: Path, dirname: str, content=None, name=None) -> Path:
     info = site / dirname
     info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: x\nVersion: 1\n")
+    name = name or dirname.partition("-")[0]
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n\nName: not a header\n")
     if content is not None:
         (info / "variant.json").write_text(content if isinstance(content, str) else json.dumps(content))
     return info
@@ -53,6 +54,12 @@ def test_read_installed_variant(site):
     assert v.describe() == "cu128 (nvidia :: cuda_version_lower_bound :: 12.8)"
     assert v.to_dict() == {"label": "cu128", "properties": ["nvidia :: cuda_version_lower_bound :: 12.8"]}
     assert read_installed_variant(str(site / "plain-1.0.dist-info")) is None
+
+
+def test_the_name_is_the_one_metadata_spells(tmp_path):
+    # pip shows demo-tensor (METADATA's Name); the folder says demo_tensor
+    info = _install(tmp_path, "demo_tensor-1.0.dist-info", "{not json", name="demo-tensor")
+    assert read_installed_variant(str(info)).name == "demo-tensor"
 
 
 def test_unreadable_variant_json_is_reported_not_raised(tmp_path):
