@@ -571,7 +571,8 @@ def render(expl: Explanation) -> str:
     if len(expl.evaluated_versions) > 1:
         lines.append(f"note: pip-variants also evaluated versions {', '.join(v for v in expl.evaluated_versions if v != expl.version)}")
     if expl.pip_error:
-        lines.append("")
+        if lines and lines[-1]:
+            lines.append("")
         lines.append("pip said:")
         lines.extend("  " + l for l in expl.pip_error.rstrip().splitlines())
     return "\n".join(lines).rstrip() + "\n"

@@ -202,6 +202,9 @@ def _run(args: argparse.Namespace) -> int:
         print_json(expl.to_json())
     else:
         sys.stdout.write(render(expl))
+        if rc != 0:  # the report is on stdout; the one line of every error goes to stderr
+            sys.stderr.write(f"pip-variants: error: {_pip_failure(args.requirement, expl.pip_error or '')} "
+                             "(the report above says what was found)\n")
     return 0 if rc == 0 else 1
 
 

@@ -254,6 +254,8 @@ def test_explain_cli_subprocess(run_cli, demo_dir):
     missing = run_cli("explain", "no-such-project", "--no-index", "--find-links", str(demo_dir), timeout=180)
     assert missing.returncode == 1
     assert "pip found nothing to install" in missing.stdout
+    assert missing.stderr.startswith("pip-variants: error: pip failed for no-such-project: ")
+    assert len(missing.stderr.strip().splitlines()) == 1, missing.stderr
     bad_profile = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir),
                           "--variant-profile", str(demo_dir / "nope.json"), timeout=180)
     assert bad_profile.returncode == 1 and bad_profile.stdout == ""
