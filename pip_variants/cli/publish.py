@@ -61,9 +61,18 @@ def _make_variant(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace) -> int:
-    from ..publish import build_index
+    from ..publish import PublishError, build_index
 
-    report = build_index(args.directory, check=args.check)
+    try:
+        report = build_index(args.directory, check=args.check)
+    except PublishError as exc:
+        if not args.json:
+            raise
+        # --json promises JSON: the same document as --check gives, nothing written
+        print_json({"directory": str(args.directory), "check": args.check, "ok": False, "releases": [],
+                    "written": [], "problems": [str(exc)], "skipped": [], "warnings": []})
+        sys.stderr.write(f"pip-variants: error: {exc}\n")
+        return 1
     for line in report.skipped:
         sys.stderr.write(f"pip-variants: warning: skipped {line}\n")
     for line in report.warnings:

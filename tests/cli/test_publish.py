@@ -221,7 +221,7 @@ def test_index_writes_variants_json_and_pages(plain, tmp_path):
     assert build_index(dist, check=True).problems == []
 
 
-def test_index_names_disagreeing_wheels(plain, tmp_path):
+def test_index_names_disagreeing_wheels(run_cli, plain, tmp_path):
     dist = tmp_path / "dist"
     make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
     other = build_wheel(tmp_path / "plain2", "demo-pkg", "1.0", tag="py2.py3-none-any")
@@ -233,6 +233,11 @@ def test_index_names_disagreeing_wheels(plain, tmp_path):
     assert "demo_pkg-1.0-py2.py3-none-any-cu128.whl" in msg and "demo_pkg-1.0-py3-none-any-cu128.whl" in msg
     assert "different properties" in msg
     assert not (dist / "simple").exists()  # nothing written
+    proc = run_cli("index", str(dist), "--json")  # --json promises JSON, failure included
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["ok"] is False and doc["written"] == [] and "different properties" in doc["problems"][0]
+    assert proc.stderr.startswith("pip-variants: error: ") and "different properties" in proc.stderr
 
 
 def test_index_namespace_conflict(plain, tmp_path):
