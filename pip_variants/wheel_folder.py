@@ -209,6 +209,25 @@ def combine_release(release: Release) -> VariantMetadata:
         raise PublishError(f"{release.project} {release.version}: {exc}") from None
 
 
+def _labels_dropped(release: Release, combined: VariantMetadata) -> List[str]:
+    """Rewriting an index file from the wheels here drops the labels it lists that
+    have no wheel here: builds uploaded elsewhere (another platform's) could no
+    longer be chosen once the new file is uploaded over the old one."""
+    if release.index_file is None:
+        return []
+    try:
+        before = load_metadata(release.index_file.read_bytes(), release.index_file.name)
+    except (InvalidVariantMetadata, OSError):
+        return []  # rewritten from the wheels: nothing readable is lost
+    dropped = sorted(set(before.variants) - set(combined.variants))
+    if not dropped:
+        return []
+    return [f"{release.project} {release.version}: {release.index_file.name} listed labels "
+            f"{', '.join(dropped)}, which have no wheel in this folder; the new file leaves them out. "
+            "If those builds are on the index (uploaded from another machine), put their wheels here "
+            "and run index again before uploading this file"]
+
+
 def _check_existing(release: Release, combined: VariantMetadata) -> List[str]:
     problems: List[str] = []
     if release.index_file is None:
@@ -363,6 +382,7 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
         md = combined.get((rel.project, rel.version))
         if md is None:
             continue
+        report.warnings.extend(_labels_dropped(rel, md))
         try:
             payloads[root / rel.variants_json_name] = json.dumps(to_json_dict(md), indent=2) + "\n"
         except InvalidVariantMetadata as exc:

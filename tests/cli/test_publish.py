@@ -306,6 +306,21 @@ def test_index_warns_about_labels_with_the_same_properties(run_cli, plain, tmp_p
     assert json.loads(proc.stdout)["warnings"] == report.warnings
 
 
+def test_index_says_which_labels_a_rewrite_drops(plain, tmp_path):
+    dist = tmp_path / "dist"
+    make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
+    cu126 = make_variant(plain, dist, label="cu126", properties=["nvidia :: cuda_version_lower_bound :: 12.6"],
+                         namespaces=NS)
+    assert build_index(dist).warnings == []
+    cu126.unlink()  # that build's wheel is on the index, not in this folder
+    report = build_index(dist)
+    assert report.ok and report.warnings == [
+        "demo-pkg 1.0: demo_pkg-1.0-variants.json listed labels cu126, which have no wheel in this folder; the "
+        "new file leaves them out. If those builds are on the index (uploaded from another machine), put their "
+        "wheels here and run index again before uploading this file"]
+    assert build_index(dist).warnings == []  # said once: the file now matches the folder
+
+
 def test_cli_index_of_a_folder_without_wheels(run_cli, tmp_path):
     proc = run_cli("index", str(tmp_path))
     assert proc.returncode == 0
