@@ -56,7 +56,8 @@ def write_file(dest: PathLike, data: bytes) -> None:
         return
     real = os.path.realpath(path)
     folder, name = os.path.split(real)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # Shorter than the name it stands for: a name near the file system's limit still fits.
+    tmp = os.path.join(folder, f".{name[:64]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # O_EXCL: never write through something planted at the temporary name.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     with replacing(tmp, real), open(fd, "wb") as f:

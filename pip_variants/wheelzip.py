@@ -345,7 +345,8 @@ class WheelSource:
         ``dest`` appears atomically (a temporary name in its folder, renamed).
         """
         dest_path = Path(dest)
-        tmp = dest_path.with_name(f".{dest_path.name}.{os.getpid()}.tmp")
+        # Shorter than the name it stands for: a name near the file system's limit still fits.
+        tmp = dest_path.with_name(f".{dest_path.name[:64]}.{os.getpid()}.tmp")
         with replacing(tmp, dest_path):
             with open(self.path, "rb", buffering=0) as raw, _create(tmp) as out:
                 self._write(RawZipWriter(out.fileno()), raw.fileno(), record_name, replace, date_time)

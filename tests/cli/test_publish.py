@@ -183,6 +183,15 @@ def test_metadata_errors(kwargs, message):
         build_variant_metadata(**kwargs)
 
 
+def test_a_wheel_name_near_the_file_system_limit_is_written(plain, tmp_path):
+    # the temporary file beside it must not be the first name to pass 255 bytes
+    label = "a" * (250 - len("demo_pkg-1.0-py3-none-any-.whl"))
+    out = make_variant(plain, tmp_path / "dist", label=label, properties=["x86_64 :: level :: v1"],
+                       namespaces=["x86_64"])
+    assert len(out.name) == 250 and out.is_file()
+    assert [p.name for p in out.parent.iterdir()] == [out.name]
+
+
 def test_make_variant_refuses_variant_input(plain, tmp_path):
     first = make_variant(plain, tmp_path / "a", label="cu128", properties=CU128)
     with pytest.raises(PublishError, match="already has the variant label 'cu128'"):
