@@ -200,13 +200,29 @@ def combine_release(release: Release) -> VariantMetadata:
             if ns in seen_provider and seen_provider[ns][1] != info:
                 raise PublishError(
                     f"{seen_provider[ns][0].name} and {path.name} describe the provider of namespace {ns!r} "
-                    "differently; every wheel must carry the same providers entry"
+                    f"differently ({_provider_difference(seen_provider[ns][1], info)}); every wheel must "
+                    "carry the same providers entry"
                 )
             seen_provider.setdefault(ns, (path, info))
     try:
         return merge_metadata([md for _, md in parts], release.variants_json_name)
     except InvalidVariantMetadata as exc:
         raise PublishError(f"{release.project} {release.version}: {exc}") from None
+
+
+def _provider_difference(a: ProviderInfo, b: ProviderInfo) -> str:
+    """What two providers entries of one namespace disagree on, in the metadata's own words."""
+    words = {"requires": "requires", "plugin_api": "plugin-api", "static_properties": "static-properties",
+             "optional": "optional", "enable_if": "enable-if", "builtin": "builtin"}
+
+    def shown(value: object) -> object:
+        if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # static-properties
+            return {feature: list(values) for feature, values in value}
+        return list(value) if isinstance(value, tuple) else value
+
+    parts = [f"{word}: {shown(getattr(a, attr))!r} vs {shown(getattr(b, attr))!r}"
+             for attr, word in words.items() if getattr(a, attr) != getattr(b, attr)]
+    return "; ".join(parts) or "entries differ"
 
 
 def _labels_dropped(release: Release, combined: VariantMetadata) -> List[str]:

@@ -249,6 +249,17 @@ def test_index_names_disagreeing_wheels(run_cli, plain, tmp_path):
     assert proc.stderr.startswith("pip-variants: error: ") and "different properties" in proc.stderr
 
 
+def test_index_says_how_two_providers_entries_differ(plain, tmp_path):
+    dist = tmp_path / "dist"
+    make_variant(plain, dist, label="ob", properties=["blas :: lib :: ob"], namespaces=["blas"],
+                 statics=["blas :: lib :: ob,mkl"])
+    make_variant(plain, dist, label="mkl", properties=["blas :: lib :: mkl"], namespaces=["blas"],
+                 statics=["blas :: lib :: mkl,ob"])
+    with pytest.raises(PublishError, match=r"namespace 'blas' differently \(static-properties: "
+                                           r"\{'lib': \['mkl', 'ob'\]\} vs \{'lib': \['ob', 'mkl'\]\}\)"):
+        build_index(dist)
+
+
 def test_index_namespace_conflict(plain, tmp_path):
     dist = tmp_path / "dist"
     make_variant(plain, dist, label="cu128", properties=CU128)
