@@ -10,6 +10,8 @@ before uploading anything.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import re
@@ -241,6 +243,7 @@ def build_variant_metadata(
     namespaces: Optional[Sequence[str]] = None,
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
+    optional: Sequence[str] = (),
     source: str = "<make-variant>",
     release: Optional[VariantMetadata] = None,
 ) -> VariantMetadata:
@@ -340,6 +343,11 @@ def build_variant_metadata(
     for ns in specs:
         if ns not in ns_order:
             raise PublishError(f"--provider/--static names {ns!r}, which is not in --namespaces")
+    for ns in dict.fromkeys(optional):
+        if ns not in infos or ns == ABI_DEPENDENCY:
+            raise PublishError(f"--optional names {ns!r}, which is not a namespace with a provider here "
+                               f"({', '.join(n for n in ns_order if n != ABI_DEPENDENCY) or 'none'})")
+        infos[ns] = dataclasses.replace(infos[ns], optional=True)
     md = VariantMetadata(
         source=source,
         schema=(0, 2, 0),
@@ -409,6 +417,7 @@ def make_variant(
     namespaces: Optional[Sequence[str]] = None,
     providers: Sequence[str] = (),
     statics: Sequence[str] = (),
+    optional: Sequence[str] = (),
     notes: Optional[List[str]] = None,
     requires: Sequence[str] = (),
     warnings: Optional[List[str]] = None,
@@ -456,7 +465,8 @@ def make_variant(
                     f"in {out_dir}: {', '.join(p.name for p in paths)} (give --namespaces to choose)"
                 )
     md = build_variant_metadata(label, properties, namespaces=namespaces, providers=providers,
-                                statics=statics, source=f"{src.name} -> {label}", release=release)
+                                statics=statics, optional=optional, source=f"{src.name} -> {label}",
+                                release=release)
     for _, kind, sentence in unselectable_properties(md):
         if kind == "static":
             raise PublishError(f"{sentence}: no machine could select this wheel; add the value to the list "

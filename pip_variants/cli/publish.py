@@ -35,6 +35,7 @@ def _make_variant(args: argparse.Namespace) -> int:
         namespaces=namespaces or None,
         providers=args.provider or [],
         statics=args.static or [],
+        optional=[ns.strip() for item in (args.optional or []) for ns in item.split(",") if ns.strip()],
         notes=notes,
         requires=args.requires or [],
         warnings=warnings,
@@ -178,6 +179,9 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     p.add_argument("--static", action="append", metavar="NS | 'NS :: FEATURE :: V1,V2'",
                    help="namespace NS has static properties: the listed values (best first), "
                         "or this wheel's own values with plain NS")
+    p.add_argument("--optional", action="append", metavar="NS[,NS...]",
+                   help="mark NS's provider optional: installers skip it unless the user enables it "
+                        "(pip install --variant-enable NS)")
     p.add_argument("--requires", action="append", metavar="'REQUIREMENT'",
                    help="add a Requires-Dist entry to METADATA, e.g. 'cuda-lib-cu12 ; variant_label == \"cu128\"' "
                         "(variant markers allowed; repeat for more)")

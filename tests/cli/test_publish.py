@@ -260,6 +260,22 @@ def test_index_says_how_two_providers_entries_differ(plain, tmp_path):
         build_index(dist)
 
 
+def test_make_variant_marks_a_provider_optional(run_cli, plain, tmp_path):
+    dist = tmp_path / "dist"
+    out = make_variant(plain, dist, label="dbg", properties=["dbg :: level :: on"], namespaces=["dbg"],
+                       statics=["dbg"], optional=["dbg"])
+    assert load_wheel_metadata(str(out), "dbg").providers["dbg"].optional is True
+    with pytest.raises(PublishError, match="--optional names 'nvidia', which is not a namespace with a provider "
+                                           r"here \(dbg\)"):
+        make_variant(plain, tmp_path / "other", label="dbg", properties=["dbg :: level :: on"],
+                     namespaces=["dbg"], statics=["dbg"], optional=["nvidia"])
+    proc = run_cli("make-variant", str(plain), "--null", "--optional", "dbg", "-o", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    assert build_index(dist).ok  # both wheels carry the same optional entry
+    doc = json.loads((dist / "demo_pkg-1.0-variants.json").read_text())
+    assert doc["providers"]["dbg"]["optional"] is True
+
+
 def test_index_namespace_conflict(plain, tmp_path):
     dist = tmp_path / "dist"
     make_variant(plain, dist, label="cu128", properties=CU128)
