@@ -48,7 +48,7 @@ def make_options() -> List[Option]:
             dest="pip_variants_no_variants",
             action="store_true",
             default=False,
-            help="Ignore wheel variants (PEP 817/825): install non-variant wheels only.",
+            help="Ignore wheel variants (PEP 817/825): take non-variant wheels only.",
         ),
         Option(
             "--variant",
@@ -56,7 +56,7 @@ def make_options() -> List[Option]:
             action="append",
             default=[],
             metavar="NAME=LABEL",
-            help="Install the variant LABEL of project NAME (e.g. torch=cu128), whether or "
+            help="Take the variant LABEL of project NAME (e.g. torch=cu128), whether or "
             "not this machine supports it. Can be given several times.",
         ),
         Option(

@@ -127,7 +127,10 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         description=(
             "A profile saves what every provider reports on one machine, so that pip can\n"
             "select variants for that machine elsewhere: pip install --variant-profile FILE.\n"
-            "Format: JSON, profile-version 1 (see docs/profile-format.md)."
+            "Format: JSON, profile-version 1, as 'profile export' writes it:\n"
+            '  {"profile-version": 1, "namespaces": {"nvidia": {"sm_arch": ["90_real"], ...}, ...}}\n'
+            "A bare {namespace: {feature: [values]}} mapping and TOML (FILE.toml) are read too;\n"
+            "the full description is docs/profile-format.md in pip-variants' source."
         ),
         epilog="examples:\n" + _EXPORT_EXAMPLES + "\n" + _SHOW_EXAMPLES + "\n\n" + _EXIT_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
