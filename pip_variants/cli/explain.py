@@ -197,7 +197,9 @@ def _run(args: argparse.Namespace) -> int:
 
     expl, rc = run_explain(args.requirement, pip_arguments(args))
     if rc != 0 and not expl.recorded and not expl.chosen and not args.json and not _found_nothing(expl):
-        raise CLIError(_pip_failure(args.requirement, expl.pip_error or ""))
+        # an unsupported pip has no variant options: say so, or 'no such option: --variant' puzzles
+        outside = [note for note in expl.notes if "is outside the range pip-variants supports" in note]
+        raise CLIError(_pip_failure(args.requirement, expl.pip_error or "") + (f"; {outside[0]}" if outside else ""))
     if args.json:
         print_json(expl.to_json())
     else:
