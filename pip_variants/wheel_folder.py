@@ -210,6 +210,18 @@ def combine_release(release: Release) -> VariantMetadata:
         raise PublishError(f"{release.project} {release.version}: {exc}") from None
 
 
+def _legacy_null_warnings(release: Release, md: VariantMetadata) -> List[str]:
+    """A label without properties other than ``null``: torch 2.8's null variant
+    (``00000000``, the hash of no property). pip-variants and uv read it in a 0.2.0
+    file; variantlib 0.2 refuses the whole file."""
+    legacy = sorted(label for label, props in md.variants.items() if not props and label != "null")
+    if not legacy:
+        return []
+    return [f"{release.project} {release.version}: label {', '.join(legacy)} describes no property, the null "
+            "variant's old name; variantlib 0.2 refuses a variants.json with it (the null variant is 'null' "
+            "in format 0.2.0): make that build again with 'pip-variants make-variant --null'"]
+
+
 def _provider_difference(a: ProviderInfo, b: ProviderInfo) -> str:
     """What two providers entries of one namespace disagree on, in the metadata's own words."""
     words = {"requires": "requires", "plugin_api": "plugin-api", "static_properties": "static-properties",
@@ -386,6 +398,7 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
         if (rel.project, rel.version) in combined:
             report.warnings.extend(_same_properties_warnings(rel, combined[(rel.project, rel.version)]))
             report.warnings.extend(_unselectable_warnings(rel, combined[(rel.project, rel.version)]))
+            report.warnings.extend(_legacy_null_warnings(rel, combined[(rel.project, rel.version)]))
     if check:
         for rel in report.releases:
             md = combined.get((rel.project, rel.version))

@@ -357,6 +357,20 @@ def test_index_says_which_labels_a_rewrite_drops(plain, tmp_path):
     assert build_index(dist).warnings == []  # said once: the file now matches the folder
 
 
+def test_index_warns_about_the_null_variants_old_label(tmp_path):
+    from support.wheels import SCHEMA_0_0_3
+
+    doc = {"$schema": SCHEMA_0_0_3, "default-priorities": {"namespace": ["x86_64"]},
+           "providers": {"x86_64": {"requires": ["x86-64-variant-provider>=0.2"]}}}
+    for label, props in (("v3", {"x86_64": {"level": ["v3"]}}), ("00000000", {})):
+        build_wheel(tmp_path, "old", "1.0", label=label, variant_json=dict(doc, variants={label: props}))
+    report = build_index(tmp_path)
+    assert report.ok and report.warnings == [
+        "old 1.0: label 00000000 describes no property, the null variant's old name; variantlib 0.2 refuses a "
+        "variants.json with it (the null variant is 'null' in format 0.2.0): make that build again with "
+        "'pip-variants make-variant --null'"]
+
+
 def test_cli_index_of_a_folder_without_wheels(run_cli, tmp_path):
     proc = run_cli("index", str(tmp_path))
     assert proc.returncode == 0
