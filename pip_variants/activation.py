@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ._atomic import write_file
+from ._atomic import replacing
 
 __all__ = [
     "PTH_NAME",
@@ -289,8 +289,12 @@ def _is_denied(exc: OSError) -> bool:
 def _write_file(path: Path, data: bytes) -> None:
     # A temporary name of its own and a rename: a Python starting meanwhile sees
     # the old file or the new one, never half of it, and two activations at once
-    # do not share (and lose) one temporary file. The umask is honoured.
-    write_file(path, data)
+    # do not share (and lose) one temporary file. The path itself is replaced, a
+    # link included (never its target: it may be read-only, or shared). open()
+    # honours the umask.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    with replacing(tmp, path), open(tmp, "xb") as f:
+        f.write(data)
 
 
 def _activation_target(prefix: Optional[str]) -> SiteDir:

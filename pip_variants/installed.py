@@ -71,20 +71,25 @@ class InstalledVariant:
 
 
 def _name_version(dist_info: str) -> Tuple[str, str]:
-    """The project's name as its METADATA spells it (``demo-tensor``, as pip shows
-    it; the folder says ``demo_tensor``) and the version of the folder's name."""
     stem = os.path.basename(dist_info.rstrip("/\\"))[: -len(".dist-info")]
     name, _, version = stem.partition("-")
+    return name, version
+
+
+def _project_name(dist_info: str) -> str:
+    """The project's name as its METADATA spells it (``demo-tensor``, as pip shows
+    it; the folder says ``demo_tensor``), else the folder's."""
+    name = _name_version(dist_info)[0]
     try:
         with open(os.path.join(dist_info, "METADATA"), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if not line.strip():
                     break  # the end of the headers
                 if line[:5].lower() == "name:":
-                    return line[5:].strip() or name, version
+                    return line[5:].strip() or name
     except OSError:
         pass
-    return name, version
+    return name
 
 
 def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
@@ -100,9 +105,9 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        name, version = _name_version(dist_info)
+        name, version = _project_name(dist_info), _name_version(dist_info)[1]
         return InstalledVariant(name, version, "?", (), dist_info, error=f"{path}: {exc.strerror or exc}")
-    name, version = _name_version(dist_info)
+    name, version = _project_name(dist_info), _name_version(dist_info)[1]
     from .metadata import InvalidVariantMetadata, load_metadata
     from .properties import format_property_set
 

@@ -11,7 +11,6 @@ before uploading anything.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 import re

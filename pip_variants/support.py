@@ -593,7 +593,7 @@ class SupportResolver:
             names = [n for n in (_requirement_name(t) for t in active_requirements(
                 info.requires, self.settings.marker_environment)) if n]
             what = (f"is not part of {req.name!r}" if len(names) < 2 else
-                    f"is not part of any of its installed 'requires' distributions ({', '.join(names)})")
+                    f"is not part of any of its 'requires' distributions ({', '.join(names)})")
             if _is_editable(req.name):
                 what += (" (an editable install lists none of its modules: register the plugin in its "
                          "'variant_plugins' entry-point group, or install it without -e)")

@@ -372,7 +372,7 @@ def test_the_endpoint_may_live_in_any_requires_distribution_and_on_pythonpath(tm
         "fict_e", requires=("provider-helper", "provider-fict-e"), plugin_api="unittest.mock")
     supported, answers = SupportResolver().supported_for(md)
     assert supported.get("fict_e", {}) == {}
-    assert ("plugin-api 'unittest.mock' is not part of any of its installed 'requires' distributions "
+    assert ("plugin-api 'unittest.mock' is not part of any of its 'requires' distributions "
             "(provider-helper, provider-fict-e)") in answers[0].notice
 
 

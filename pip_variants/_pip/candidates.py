@@ -123,14 +123,18 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _check_named_by_url(candidate: Any, dist: Any) -> None:
-    from .errors import UnsupportedVariantWheel
+    from .errors import UnsupportedVariantWheel, as_user_error
     from .factory import check_downloaded_wheel
 
     try:
         check_downloaded_wheel(candidate._link, candidate._ireq, dist)
     except UnsupportedVariantWheel:
         raise
-    except Exception as exc:  # pip's own behaviour from here: the wheel is installed unchecked
+    except Exception as exc:
+        user_error = as_user_error(exc, candidate._link.filename)  # --variant-strict, as H7 words it
+        if user_error is not None:
+            raise user_error from None
+        # pip's own behaviour from here: the wheel is installed unchecked
         messages.internal_error("H12 (variant.json of a wheel named by URL)", exc)
 
 

@@ -360,7 +360,6 @@ class FinderContext:
                 out.problem = fetched.problem
                 return out
             out.metadata, out.json_bytes = fetched.metadata, fetched.content
-            self.namespaces_seen.update(fetched.metadata.namespaces)
             # Each wheel is checked against the index file (IX-3) once pip has
             # read it (H12): a wheelhouse of torch wheels is not opened for labels
             # that do not fit. `pip-variants explain` shows every wheel's problem.
@@ -403,6 +402,7 @@ class FinderContext:
                 f"{project} {version} has variant wheels on {redact(source)} but no {expected}"
             )
             return out
+        self.namespaces_seen.update(out.metadata.namespaces)
         labels = []
         for cand in candidates:
             label = label_of(cand.link)

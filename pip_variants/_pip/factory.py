@@ -139,6 +139,7 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
     names it), say which build is taken, and remember it for the later hooks."""
     from ..properties import format_property_set
 
+    ctx.namespaces_seen.update(metadata.namespaces)
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
     if rejection is not None:
         hint = ""

@@ -189,9 +189,14 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if opts.disable or opts.enable:
         from ..engine import VariantError, parse_namespaces
 
-        _read_option(lambda values: parse_namespaces(values, "--variant-disable"), opts.disable, VariantError)
-        _read_option(lambda values: parse_namespaces(values, "--variant-enable", also=(":all:",)), opts.enable,
-                     VariantError)
+        for option, values, also in (("--variant-disable", opts.disable, ()),
+                                     ("--variant-enable", opts.enable, (":all:",))):
+            try:
+                parse_namespaces(values, option, also=also)
+            except VariantError as exc:
+                variable = "PIP_" + option[2:].upper().replace("-", "_")
+                where = f" (from the {variable} environment variable)" if os.environ.get(variable) else ""
+                raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced

@@ -13,7 +13,7 @@ import os
 from typing import Any, Callable
 
 from . import _patching, messages
-from .state import STATE, selecting
+from .state import STATE, labels_enabled, selecting
 
 __all__ = ["patch"]
 
@@ -22,12 +22,14 @@ def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[
     def _scan_directory(self: Any) -> None:
         original(self)
         try:
-            if selecting():
+            # labels alone: pip list -o and pip index versions see variant-only releases
+            if selecting() or labels_enabled():
                 _add_variant_files(self, module)
             elif STATE.cross_target_note is not None:  # the folder's variant wheels were just dropped
                 from .variants_off import say_cross_target
 
-                say_cross_target(entry.name for entry in os.scandir(self._path))
+                with os.scandir(self._path) as entries:
+                    say_cross_target(entry.name for entry in entries)
         except Exception as exc:
             messages.internal_error("_FlatDirectoryToUrls._scan_directory", exc)
 

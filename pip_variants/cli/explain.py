@@ -170,10 +170,12 @@ def run_explain(
         chosen_url=(chosen or {}).get("url") or None,
         pip_error=pip_error,
     )
-    from .status import SUPPORTED_PIP, _version_of, pip_supported
+    from .status import SUPPORTED_PIP, _release2, _tested_range, _version_of
 
     version = _version_of("pip") if pip is None else None
-    if version and not pip_supported(version):
+    release = _release2(version) if version else None
+    # (a newer pip keeps variants on where its hooks have the expected shape: no advice to give)
+    if release is not None and release < _tested_range()[0]:
         from dataclasses import replace
 
         expl = replace(expl, notes=expl.notes + (

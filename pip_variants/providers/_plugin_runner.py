@@ -388,13 +388,15 @@ def _discover():
                 continue
             seen_refs.add(ref)
             namespace = None
+            loaded = False
             try:
                 namespace = _namespace_of(_resolve(ref))
+                loaded = True
             except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
             found.append({"plugin_api": ref, "distribution": name, "version": dist.version,
-                          "namespace": namespace, "entry_point": ep.name})
+                          "namespace": namespace, "entry_point": ep.name, "loaded": loaded})
     return found
 
 

@@ -318,7 +318,7 @@ def _hint_for(api: str, error: str) -> str:
     module = "".join(api.split(":", 1)[0].split())
     if missing is not None:
         name = missing.group(1)
-        if not (module == name or module.startswith(name + ".")):
+        if name.split(".")[0] != module.split(".")[0]:  # not the plugin's own package
             return (f"the plugin imports {name!r}, which is not installed with it: its package should "
                     f"declare it as a dependency (tell its authors); meanwhile install the package that "
                     "provides it into this environment")
@@ -564,8 +564,10 @@ def discover_installed_plugins(python: str = sys.executable, *, timeout: float =
             for line in out.lines
             if line.get("ok") and isinstance(line.get("plugin_api"), str)
         }
+        # The entry-point name stands in only for a plugin that imported (and has no attribute).
         return [
-            InstalledPlugin(_namespace_or(namespaces.get(ref), ep_name), ref, dist, version)
+            InstalledPlugin(_namespace_or(namespaces.get(ref), ep_name if ref in namespaces else None),
+                            ref, dist, version)
             for ref, dist, version, ep_name in found
         ]
 
@@ -583,7 +585,7 @@ def discover_installed_plugins(python: str = sys.executable, *, timeout: float =
                     continue
                 plugins.append(
                     InstalledPlugin(
-                        _namespace_or(item.get("namespace"), item.get("entry_point")),
+                        _namespace_or(item.get("namespace"), item.get("entry_point") if item.get("loaded") else None),
                         item["plugin_api"],
                         str(item.get("distribution", "")),
                         str(item.get("version", "")),

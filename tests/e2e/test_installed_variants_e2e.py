@@ -15,7 +15,7 @@ import pytest
 
 from support.pips import newest_pip_only
 from support.venvs import index_args, run_pip, run_python
-from support.wheels import NVIDIA_PROVIDER, variants_json
+from support.wheels import NVIDIA_PROVIDER, build_release, variants_json
 
 pytestmark = pytest.mark.e2e
 
@@ -103,6 +103,20 @@ def test_list_outdated_and_index_versions_see_a_release_of_variant_wheels_only(
     stock = run_pip(installed_cu128, "index", "versions", "pkg", *index_args(index),
                     env={**env, "PIP_NO_VARIANTS": "1"}, check=False)
     assert "pkg (2.0)" not in stock.stdout
+
+
+def test_list_outdated_and_index_versions_see_them_in_a_find_links_folder_too(installed_cu128, machine, tmp_path):
+    # pip 24.0+ drops labelled names while scanning a folder: they are put back for these commands too
+    newer = variants_json("pkg", "2.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+                          variants={"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}})
+    folder = tmp_path / "wheelhouse"
+    build_release(folder, "pkg", "2.0", newer, plain=False)
+    env = machine("12.8")
+    outdated = json.loads(run_pip(installed_cu128, "list", "--outdated", "--format=json", "--no-index",
+                                  "--find-links", folder, env=env).stdout)
+    assert [(i["name"], i["latest_version"]) for i in outdated] == [("pkg", "2.0")], outdated
+    versions = run_pip(installed_cu128, "index", "versions", "pkg", "--no-index", "--find-links", folder, env=env)
+    assert "pkg (2.0)" in versions.stdout, versions.stdout + versions.stderr
 
 
 def test_kill_switch_leaves_show_inspect_list_stock(installed_cu128):

@@ -58,15 +58,26 @@ def test_activate_is_idempotent(prefix):
     assert len(list(activation.site_packages(str(prefix)).iterdir())) == 3
 
 
-def test_two_activations_at_once_do_not_share_a_temporary_file(prefix):
-    # each writer renames a file of its own into place: what another one left
-    # at a fixed name (here, a folder) is not in the way
+def test_each_activation_writes_a_temporary_file_of_its_own(prefix):
+    # what another writer left at a fixed temporary name (here, a folder) is not
+    # in the way: two activations at once no longer share (and lose) one file
     site_dir = activation.site_packages(str(prefix))
     for name in SHIM_FILES:
         (site_dir / (name + ".tmp")).mkdir()
     assert sorted(p.name for p in activation.activate(str(prefix))) == sorted(SHIM_FILES)
     leftovers = sorted(p.name for p in site_dir.iterdir() if p.name.endswith(".tmp"))
     assert leftovers == sorted(name + ".tmp" for name in SHIM_FILES)
+
+
+def test_a_linked_shim_file_is_replaced_not_its_target(prefix, tmp_path):
+    # a shared or read-only target (a Nix- or conda-style linked file) stays as it was
+    site_dir = activation.site_packages(str(prefix))
+    target = tmp_path / "shared.pth"
+    target.write_text("import sys\n")
+    (site_dir / "pip_variants.pth").symlink_to(target)
+    activation.activate(str(prefix))
+    assert not (site_dir / "pip_variants.pth").is_symlink()
+    assert target.read_text() == "import sys\n"
 
 
 def test_missing_site_packages(tmp_path):

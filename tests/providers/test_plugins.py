@@ -509,9 +509,9 @@ def fake_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
 EXPECTED_DISCOVERY = [
     InstalledPlugin("venv_cls_ns", "venv_fake_plugin:Plugin", "Fake-Plugin", "1.2"),
     InstalledPlugin("venv_ns", "venv_fake_plugin", "Fake-Plugin", "1.2"),
-    # without a namespace attribute (variantlib 0.2's plugins, or one that fails
-    # to import), the entry-point name names it, as variantlib does
-    InstalledPlugin("broken", "venv_fake_missing:Plugin", "Fake-Plugin", "1.2"),
+    # without a namespace attribute (variantlib 0.2's plugins), the entry-point name
+    # names it, as variantlib does; one that fails to import is not named after it
+    InstalledPlugin(None, "venv_fake_missing:Plugin", "Fake-Plugin", "1.2"),
     InstalledPlugin("fict_g", "venv_fake_plugin:Plugin02", "Fake-Plugin", "1.2"),
     InstalledPlugin(None, "venv_fake_plugin:Plugin02.get_supported_configs", "Fake-Plugin", "1.2"),
 ]
