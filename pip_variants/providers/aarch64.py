@@ -1,15 +1,17 @@
 """Built-in ``aarch64`` provider: the ``version`` feature of aarch64-variant-provider.
 
 Emits ``version`` = the detected Arm architecture version and every lower one,
-among ``8.4a, 8.3a, 8.2a, 8.1a, 8a`` (capped at 8.4a like uv; PROVIDERS.md §2.5).
+among ``8.4a, 8.3a, 8.2a, 8.1a, 8a`` (capped at 8.4a), deciding as uv's vendored
+provider does, so that both install the same wheel on the same machine:
 
-Linux: each core's model (``CPU implementer``/``CPU part``) gives a floor
-from a table (unknown cores: 8a); the lowest floor over all cores is taken
-(big.LITTLE systems run code on either kind), then raised while the kernel
-reports every HWCAP that the next version makes mandatory on all cores.
-macOS: the same walk over the ``hw.optional`` feature flags of sysctl (Apple
-M1-M4 have every flag up to 8.4a, as uv says); an "Apple M" chip whose flags
-cannot be read is 8.4a too. Windows on Arm: 8a, as uv.
+Linux: each core's model (``CPU implementer``/``CPU part``) gives a ceiling
+from a table of known server and Apple cores (any other core: 8a); the lowest
+ceiling over all cores holds (big.LITTLE systems run code on either kind).
+Up to it, the version climbs from 8a only while the kernel reports, on every
+core, each HWCAP the next version needs (pointer authentication for 8.3a, the
+FP16 and dot-product extensions for 8.4a, ...): a build for a version the
+kernel does not fully expose is never chosen.
+macOS: "Apple M1" to "M5" are 8.4a; any other chip is 8a. Windows on Arm: 8a.
 """
 
 from __future__ import annotations
@@ -45,55 +47,39 @@ PROC_CPUINFO = "/proc/cpuinfo"
 VERSIONS: Tuple[str, ...] = ("8a", "8.1a", "8.2a", "8.3a", "8.4a")  # ascending
 DEFAULT_VERSION = "8a"
 
-# HWCAP names (as in /proc/cpuinfo "Features") that become mandatory with each
-# version; checking only these avoids trusting optional extensions.
+# The HWCAPs (as /proc/cpuinfo "Features" names them) each version needs on top
+# of the ones before it: the kernel's bits that uv checks for that step.
 _NEW_HWCAPS: Mapping[str, FrozenSet[str]] = {
-    "8.1a": frozenset({"atomics", "asimdrdm", "crc32"}),  # LSE, RDM
+    "8.1a": frozenset({"fp", "asimd", "crc32", "atomics", "asimdrdm"}),
     "8.2a": frozenset({"dcpop"}),  # DC CVAP
-    "8.3a": frozenset({"jscvt", "fcma", "lrcpc"}),
-    "8.4a": frozenset({"dit", "uscat", "ilrcpc", "flagm"}),  # DIT, LSE2, LRCPC2, FlagM
+    "8.3a": frozenset({"jscvt", "fcma", "lrcpc", "paca", "pacg"}),  # and pointer authentication
+    "8.4a": frozenset({"fphp", "asimdhp", "asimddp", "asimdfhm", "dit", "uscat", "ilrcpc", "flagm"}),
 }
 
-# (implementer, part) → architecture version the core implements (capped).
-_CORE_VERSIONS: Mapping[Tuple[int, int], str] = {
-    # Arm Ltd
-    **{(0x41, p): "8a" for p in (0xD02, 0xD03, 0xD04, 0xD07, 0xD08, 0xD09)},  # A34..A73
-    **{
-        (0x41, p): "8.2a"
-        for p in (0xD05, 0xD06, 0xD0A, 0xD0B, 0xD0C, 0xD0D, 0xD0E, 0xD41, 0xD42, 0xD43,
-                  0xD44, 0xD4A, 0xD4B, 0xD4C)
-    },  # A55, A65, A75, A76, Neoverse N1, A77, A78, X1, Neoverse E1 ...
-    **{
-        (0x41, p): "8.4a"
-        for p in (0xD40, 0xD46, 0xD47, 0xD48, 0xD49, 0xD4D, 0xD4E, 0xD4F, 0xD80, 0xD81,
-                  0xD82, 0xD84, 0xD85, 0xD87, 0xD8E)
-    },  # Neoverse V1/N2/V2/V3/N3, A510+, X2+ (Armv9 is >= 8.5)
-    (0x42, 0x516): "8.1a",  # Broadcom Vulcan
-    (0x43, 0x0A1): "8a",  # Cavium ThunderX
-    (0x43, 0x0A2): "8a",
-    (0x43, 0x0A3): "8a",
-    (0x43, 0x0AF): "8.1a",  # ThunderX2
-    (0x43, 0x0B8): "8.3a",  # ThunderX3
-    (0x46, 0x001): "8.2a",  # Fujitsu A64FX
-    (0x48, 0xD01): "8.2a",  # HiSilicon Kunpeng 920 (TaiShan v110)
-    (0x4E, 0x003): "8a",  # NVIDIA Denver 2
-    (0x4E, 0x004): "8.2a",  # NVIDIA Carmel
-    (0x50, 0x000): "8a",  # APM X-Gene
-    (0x51, 0x800): "8a",  # Qualcomm Kryo 2xx (A73/A53 based)
-    (0x51, 0x801): "8a",
-    (0x51, 0x802): "8.2a",  # Kryo 3xx/4xx (A75/A76/A55 based)
-    (0x51, 0x803): "8.2a",
-    (0x51, 0x804): "8.2a",
-    (0x51, 0x805): "8.2a",
-    (0x51, 0xC00): "8a",  # Falkor
-    (0x51, 0x001): "8.4a",  # Oryon
+
+def _apple_parts() -> Dict[Tuple[int, int], str]:
+    # M1 (Firestorm/Icestorm), M2 (Avalanche/Blizzard), M3 and M4 cores, as Linux (Asahi) reports them
+    ranges = ((0x020, 0x025), (0x028, 0x029), (0x030, 0x035), (0x038, 0x039), (0x042, 0x045),
+              (0x048, 0x049), (0x052, 0x055), (0x058, 0x059), (0x062, 0x065), (0x068, 0x069))
+    return {(0x61, part): "8.4a" for low, high in ranges for part in range(low, high + 1)}
+
+
+# (implementer, part) -> the highest version a core reaches; any core not listed is 8a.
+_CORE_CEILINGS: Mapping[Tuple[int, int], str] = {
+    (0x41, 0xD0C): "8.2a",  # Neoverse N1 (Graviton2, Altra)
+    (0x41, 0xD40): "8.4a",  # Neoverse V1 (Graviton3)
+    (0x41, 0xD49): "8.4a",  # Neoverse N2
+    (0x41, 0xD4F): "8.4a",  # Neoverse V2 (Grace, Graviton4)
+    (0x41, 0xD83): "8.4a",  # Neoverse V3AE
     (0x6D, 0xD49): "8.4a",  # Microsoft Azure Cobalt 100 (Neoverse N2)
+    (0x42, 0x516): "8.1a",  # Broadcom Vulcan / ThunderX2
+    (0x43, 0x0AF): "8.1a",  # Cavium ThunderX2
+    (0x46, 0x001): "8.2a",  # Fujitsu A64FX
+    (0xC0, 0xAC3): "8.4a",  # AmpereOne
+    (0xC0, 0xAC4): "8.4a",  # AmpereOne A
+    **_apple_parts(),
 }
-# Implementers whose every server/desktop core is at least 8.4a.
-_IMPLEMENTER_VERSIONS: Mapping[int, str] = {
-    0x61: "8.4a",  # Apple M-series (Asahi Linux)
-    0xC0: "8.4a",  # Ampere's own cores (AmpereOne); Altra reports Arm's N1
-}
+_APPLE_M_CHIPS = frozenset({"M1", "M2", "M3", "M4", "M5"})
 
 _AARCH64_MACHINES = frozenset({"aarch64", "arm64", "aarch64_be", "armv8b", "armv8l"})
 
@@ -135,25 +121,20 @@ def parse_proc_cpuinfo(text: str) -> List[Core]:
     return cores
 
 
-def _core_floor(core: Core) -> str:
-    if core.implementer is not None:
-        if core.part is not None:
-            known = _CORE_VERSIONS.get((core.implementer, core.part))
-            if known:
-                return known
-        known = _IMPLEMENTER_VERSIONS.get(core.implementer)
-        if known:
-            return known
-    return DEFAULT_VERSION
+def _core_ceiling(core: Core) -> str:
+    if core.implementer is None or core.part is None:
+        return DEFAULT_VERSION
+    return _CORE_CEILINGS.get((core.implementer, core.part), DEFAULT_VERSION)
 
 
 def version_from_cores(cores: Sequence[Core]) -> str:
-    """Lowest per-core floor, then walk up while all cores have the next HWCAPs."""
+    """From 8a up to the lowest core ceiling, while every core has the next HWCAPs."""
     if not cores:
         return DEFAULT_VERSION
-    index = min(VERSIONS.index(_core_floor(c)) for c in cores)
+    ceiling = min(VERSIONS.index(_core_ceiling(c)) for c in cores)
     common = frozenset.intersection(*(c.features for c in cores))
-    while index + 1 < len(VERSIONS) and _NEW_HWCAPS[VERSIONS[index + 1]] <= common:
+    index = 0
+    while index < ceiling and _NEW_HWCAPS[VERSIONS[index + 1]] <= common:
         index += 1
     return VERSIONS[index]
 
@@ -180,43 +161,14 @@ def is_aarch64(machine: Optional[str] = None) -> bool:
     return name in _AARCH64_MACHINES and sys.maxsize > 2**32
 
 
-# macOS names the same Arm features in sysctl (``hw.optional.arm.FEAT_*``, and
-# the older ``hw.optional.armv8_*`` names): mapped to the HWCAP names above.
-_MACOS_FEATURES: Mapping[str, Tuple[str, ...]] = {
-    "atomics": ("hw.optional.arm.FEAT_LSE", "hw.optional.armv8_1_atomics"),
-    "asimdrdm": ("hw.optional.arm.FEAT_RDM",),
-    "crc32": ("hw.optional.armv8_crc32", "hw.optional.arm.FEAT_CRC32"),
-    "dcpop": ("hw.optional.arm.FEAT_DPB",),
-    "jscvt": ("hw.optional.arm.FEAT_JSCVT",),
-    "fcma": ("hw.optional.arm.FEAT_FCMA", "hw.optional.armv8_3_compnum"),
-    "lrcpc": ("hw.optional.arm.FEAT_LRCPC",),
-    "dit": ("hw.optional.arm.FEAT_DIT",),
-    "uscat": ("hw.optional.arm.FEAT_LSE2",),
-    "ilrcpc": ("hw.optional.arm.FEAT_LRCPC2",),
-    "flagm": ("hw.optional.arm.FEAT_FlagM",),
-}
-
-
-def macos_features() -> FrozenSet[str]:
-    """The HWCAP names whose macOS sysctl flag is 1 (Apple M1-M4 have all of them)."""
-    from pip_variants.providers._darwin import sysctl_int
-
-    return frozenset(
-        hwcap for hwcap, names in _MACOS_FEATURES.items() if any(sysctl_int(n) == 1 for n in names)
-    )
-
-
 def _macos_version() -> str:
-    """The feature flags decide, walking up as on Linux; an "Apple M" chip whose
-    flags cannot be read is 8.4a, as uv and the plugin say for M1-M5."""
+    """By the chip's name, as uv decides: the feature flags macOS reports differ
+    by release (macOS 12 has no FEAT_DIT on an M1), the chips do not."""
     from pip_variants.providers._darwin import sysctl_str
 
-    version = version_from_cores([Core(None, None, macos_features())])
-    if version == DEFAULT_VERSION:
-        brand = sysctl_str("machdep.cpu.brand_string") or ""
-        if brand.startswith("Apple M"):
-            return "8.4a"
-    return version
+    brand = sysctl_str("machdep.cpu.brand_string") or ""
+    model = brand[len("Apple "):].split() if brand.startswith("Apple ") else []
+    return "8.4a" if model and model[0] in _APPLE_M_CHIPS else DEFAULT_VERSION
 
 
 def detect_version(proc_cpuinfo: str = PROC_CPUINFO) -> str:

@@ -120,7 +120,8 @@ def read_proc_cpuinfo_flags(path: str = PROC_CPUINFO) -> Optional[FrozenSet[str]
 
     Only the first block is read: all cores of an x86 system share one ISA,
     and the kernel renders the file lazily, so stopping early saves time on
-    many-core machines. ``None`` when the file or the line is missing.
+    many-core machines. ``None`` when the file or the line is missing, or
+    the line is empty.
     """
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -129,7 +130,8 @@ def read_proc_cpuinfo_flags(path: str = PROC_CPUINFO) -> Optional[FrozenSet[str]
                     break  # end of the first processor block
                 key, sep, value = line.partition(":")
                 if sep and key.strip() == "flags":
-                    return normalize_flags(value.split())
+                    # an empty line says nothing about the CPU (uv then assumes the default, v2)
+                    return normalize_flags(value.split()) if value.strip() else None
     except OSError:
         return None
     return None
@@ -203,10 +205,15 @@ def _py_cpuinfo_flags() -> Optional[FrozenSet[str]]:
 
 
 def detect_flags(proc_cpuinfo: str = PROC_CPUINFO) -> Optional[FrozenSet[str]]:
-    """CPU flags from the fastest source available, ``None`` if none works."""
-    if os.path.exists(proc_cpuinfo):
+    """CPU flags from the fastest source available, ``None`` if none works.
+
+    On Linux only ``/proc/cpuinfo`` counts, as for uv: where it has no flags (an
+    emulator such as qemu-user, a sandbox), both take the default level rather
+    than asking CPUID, which may describe a CPU the kernel does not expose."""
+    on_linux = sys.platform.startswith("linux")
+    if on_linux or os.path.exists(proc_cpuinfo):
         flags = read_proc_cpuinfo_flags(proc_cpuinfo)
-        if flags is not None:
+        if flags is not None or on_linux:
             return flags
     if sys.platform == "win32":
         flags = _windows_flags()

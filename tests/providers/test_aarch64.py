@@ -61,16 +61,23 @@ def versions(provider: AArch64Provider) -> List[str]:
         ([("0x43", "0x0af", TX2_FEATURES)], ["8.1a", "8a"]),  # ThunderX2
         ([("0x41", "0xd03", A53_FEATURES)], ["8a"]),  # Raspberry Pi 3
         ([("0x41", "0xd03", A53_FEATURES), ("0x41", "0xd08", A53_FEATURES)], ["8a"]),
-        ([("0x41", "0xd05", N1_FEATURES), ("0x41", "0xd0b", N1_FEATURES)], ["8.2a", "8.1a", "8a"]),
-        ([("0x41", "0xd05", N1_FEATURES), ("0x41", "0xd40", V1_FEATURES)], ["8.2a", "8.1a", "8a"]),  # lowest core
+        # cores uv does not know are 8a, whatever their HWCAPs (uv's ceiling table)
+        ([("0x41", "0xd05", N1_FEATURES), ("0x41", "0xd0b", N1_FEATURES)], ["8a"]),  # A55 + A76
+        ([("0x41", "0xd0b", N1_FEATURES)] * 4, ["8a"]),  # Raspberry Pi 5 (A76)
+        ([("0x41", "0xd0c", N1_FEATURES), ("0x41", "0xd40", V1_FEATURES)], ["8.2a", "8.1a", "8a"]),  # lowest core
         ([("0xff", "0x123", "fp asimd")], ["8a"]),  # unknown core, no HWCAPs
-        ([("0xff", "0x123", TX2_FEATURES)], ["8.1a", "8a"]),  # unknown core, HWCAPs lift it
-        ([("0xff", "0x123", V1_FEATURES)], ["8.4a", "8.3a", "8.2a", "8.1a", "8a"]),
-        ([("0x61", "0x023", "fp asimd")], ["8.4a", "8.3a", "8.2a", "8.1a", "8a"]),  # Apple M1 (Asahi)
+        ([("0xff", "0x123", V1_FEATURES)], ["8a"]),  # unknown core: no climbing
+        # the kernel's HWCAPs cap a known core: no pointer authentication (RHEL kernels), no DIT
+        ([("0x41", "0xd40", V1_FEATURES.replace(" paca pacg", ""))], ["8.2a", "8.1a", "8a"]),
+        ([("0x41", "0xd49", V1_FEATURES.replace(" dit", ""))], ["8.3a", "8.2a", "8.1a", "8a"]),
+        ([("0x61", "0x023", V1_FEATURES)], ["8.4a", "8.3a", "8.2a", "8.1a", "8a"]),  # Apple M1 (Asahi)
+        ([("0x61", "0x023", "fp asimd")], ["8a"]),
+        ([("0xc0", "0xac3", V1_FEATURES)], ["8.4a", "8.3a", "8.2a", "8.1a", "8a"]),  # AmpereOne
     ],
     ids=[
         "neoverse-n1", "neoverse-v1", "neoverse-v2", "thunderx2", "a53", "a53+a72",
-        "a55+a76", "a55+v1", "unknown-bare", "unknown-81-hwcaps", "unknown-84-hwcaps", "apple",
+        "a55+a76", "rpi5-a76", "n1+v1", "unknown-bare", "unknown-84-hwcaps", "v1-without-pac",
+        "n2-without-dit", "apple", "apple-bare-hwcaps", "ampereone",
     ],
 )
 def test_linux_detection(tmp_path, cores, expected) -> None:
@@ -190,10 +197,15 @@ def test_macos_m1_on_big_sur_without_feat_names_is_8_4a_by_brand(mocker) -> None
     assert versions(AArch64Provider(machine="arm64"))[0] == "8.4a"
 
 
-def test_macos_flags_decide_when_partial(mocker) -> None:
-    flags = {k: v for k, v in M2_SYSCTL.items() if k != "hw.optional.arm.FEAT_LSE2"}
-    fake_sysctl(mocker, {**flags, "machdep.cpu.brand_string": "Virtual Arm"})
-    assert versions(AArch64Provider(machine="arm64"))[0] == "8.3a"
+def test_macos_other_chips_are_8a_whatever_their_flags_as_uv(mocker) -> None:
+    fake_sysctl(mocker, {**M2_SYSCTL, "machdep.cpu.brand_string": "Apple processor"})
+    assert versions(AArch64Provider(machine="arm64")) == ["8a"]
+
+
+def test_macos_12_on_an_m1_is_8_4a_without_feat_dit(mocker) -> None:
+    flags = {k: v for k, v in M2_SYSCTL.items() if k != "hw.optional.arm.FEAT_DIT"}
+    fake_sysctl(mocker, {**flags, "machdep.cpu.brand_string": "Apple M1"})
+    assert versions(AArch64Provider(machine="arm64"))[0] == "8.4a"
 
 
 def test_macos_nothing_readable_is_8a(mocker) -> None:

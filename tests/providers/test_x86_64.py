@@ -152,11 +152,25 @@ def test_invalid_override(tmp_path, monkeypatch, value) -> None:
     assert info.value.provider == "x86_64"
 
 
-def test_no_proc_cpuinfo_falls_back_to_py_cpuinfo(tmp_path, mocker) -> None:
+def test_no_proc_cpuinfo_falls_back_to_py_cpuinfo_off_linux(tmp_path, mocker) -> None:
+    mocker.patch.object(x86_64.sys, "platform", "freebsd14")
     fallback = mocker.patch.object(x86_64, "_py_cpuinfo_flags", return_value=normalize_flags(V3.split()))
     provider = X8664Provider(proc_cpuinfo=str(tmp_path / "missing"), machine="x86_64")
     assert levels(provider) == ["v3", "v2", "v1"]
     fallback.assert_called_once()
+
+
+@pytest.mark.parametrize("text", [
+    "processor\t: 0\nmodel name\t: ?\n",               # no flags line (a sandbox)
+    "processor\t: 0\nflags\t\t: \n",                    # an empty one
+    "processor\t: 0\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n",  # an Arm host under qemu-user
+])
+def test_linux_without_cpuinfo_flags_is_v2_as_uv_says(tmp_path, mocker, text) -> None:
+    # uv takes its default level; CPUID (py-cpuinfo) is not asked on Linux
+    mocker.patch.object(x86_64.sys, "platform", "linux")
+    fallback = mocker.patch.object(x86_64, "_py_cpuinfo_flags", return_value=normalize_flags(V3.split()))
+    assert levels(provider_for(tmp_path, text)) == ["v2", "v1"]
+    fallback.assert_not_called()
 
 
 def test_no_cpu_information_defaults_to_v2(tmp_path, mocker) -> None:
