@@ -200,6 +200,8 @@ class FinderContext:
         self.pages_seen: Set[str] = set()
         #: pip reads more than one index or find-links source per project (H8)
         self.several_sources = False
+        #: pip's ``SearchScope`` (H8): where ``pip-variants explain`` must look too
+        self.search_scope: Any = None
         #: open every local variant wheel at selection to check it against the
         #: index file (the legacy resolver, which never calls H12); otherwise
         #: H12 checks the one pip takes
@@ -216,6 +218,25 @@ class FinderContext:
         #: release (not ABI-dependent ones): a kept installation of another build
         #: is said. ``Version`` keys: ``1.0`` (a file name) is ``1.0.0`` (its METADATA)
         self.chosen: Dict[Tuple[str, Any], str] = {}
+
+    def explain_command(self, project: str) -> str:
+        """``pip-variants explain PROJECT`` with this command's sources, so that it
+        looks where pip looked (credentials left out: pip's keyring or netrc has them)."""
+        import shlex
+
+        words = ["pip-variants", "explain", project]
+        if self.search_scope is None:
+            return " ".join(shlex.quote(word) for word in words)
+        indexes = list(getattr(self.search_scope, "index_urls", None) or ())
+        if not indexes:
+            words.append("--no-index")
+        elif indexes[0].rstrip("/") != "https://pypi.org/simple":
+            words += ["--index-url", redact(indexes[0])]
+        for url in indexes[1:]:
+            words += ["--extra-index-url", redact(url)]
+        for place in getattr(self.search_scope, "find_links", None) or ():
+            words += ["--find-links", redact(place)]
+        return " ".join(shlex.quote(word) for word in words)
 
     @property
     def engine_made(self) -> bool:

@@ -204,7 +204,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return result
     pinned = bool(getattr(evaluator, "_hashes", None))
     if pinned:
-        result = _checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical))
+        result = _checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical),
+                                       ctx.finder.explain_command)
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
     release_of = ctx.release_of
@@ -284,7 +285,8 @@ def _pinned_of(hashes: Any, result: List[Any], version: str,
     return out
 
 
-def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] = None) -> List[Any]:
+def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] = None,
+                          explain: Callable[[str], str] = lambda name: f"pip-variants explain {name}") -> List[Any]:
     """Hash-checking mode (``--require-hashes``, ``--hash``): leave out the
     variant wheels that are known not to be pinned, or cannot be checked while
     the pins are all explained by the other files.
@@ -321,7 +323,7 @@ def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] 
         plain = sum(1 for c in result if label_of(c.link) is None)
         name = unknown[0].name
         hint = (f"If pip then reports a hash mismatch, name the pinned build: --variant {name}=LABEL "
-                f"(pip-variants explain {name} lists the labels)")
+                f"('{explain(name)}' lists the labels)")
         if pins <= plain:
             refused.update(id(c) for c in unknown)
             if forced is None:  # most likely a lock file made without variants: no warning
@@ -520,7 +522,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if newest_outcomes:
             messages.warn_once(
                 f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)})."
-                f"{_pins_hint(ctx, hash_pinned)} Run 'pip-variants explain {ctx.canonical}' for details."
+                f"{_pins_hint(ctx, hash_pinned)} Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
     best = final[-1]
@@ -533,12 +535,12 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             what = "its source distribution" if not any(c.link.is_wheel for c in left) else "its other files"
             messages.warn_once(
                 f"pip-variants: {project} {newest}: {_why(newest_outcomes)}; pip prefers {project} {taken} to {what}. "
-                f"Run 'pip-variants explain {ctx.canonical}' for details."
+                f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         else:
             messages.warn_once(
                 f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)}); "
-                f"pip will try older versions. Run 'pip-variants explain {ctx.canonical}' for details."
+                f"pip will try older versions. Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
     if label is not None:
         _report_chosen(ctx, best, label, taken, version_pinned=version_pinned)
@@ -548,7 +550,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if not fitting:
             messages.warn_once(
                 f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
-                f"Run 'pip-variants explain {ctx.canonical}' for details."
+                f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         elif all(getattr(c.link, "is_yanked", False) for c in fitting):  # pip ranks a yanked file last
             reason = getattr(fitting[-1].link, "yanked_reason", None) or "no reason given"

@@ -268,6 +268,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     ctx = FinderContext(make_engine, session, command=command, forced=forced)
     ctx.only_forced = only_forced
     scope = getattr(finder, "search_scope", None)
+    ctx.search_scope = scope
     ctx.several_sources = len(getattr(scope, "index_urls", ()) or ()) + len(getattr(scope, "find_links", ()) or ()) > 1
     # The legacy resolver never calls H12: local wheels are checked when selected.
     ctx.check_local_wheels = "legacy-resolver" in (getattr(options, "deprecated_features_enabled", None) or ())

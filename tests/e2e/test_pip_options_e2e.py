@@ -376,6 +376,7 @@ def test_hash_checking_mode_with_only_an_unsupported_build(variant_venv, release
     assert proc.returncode != 0
     assert_clean(proc.stderr)
     assert "accelerate" in proc.stderr and "pip-variants explain pkg" in proc.stderr, proc.stderr
+    assert f"Run 'pip-variants explain pkg --index-url {index.url}' for details" in proc.stderr  # where pip looked
     # The builds that fit were set aside by the pins, not by this machine: the warning says so.
     assert ("In hash-checking mode only the files your --hash pins name are available (variant acc); "
             "to install that build anyway: --variant pkg=acc.") in " ".join(proc.stderr.split()), proc.stderr

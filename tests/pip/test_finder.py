@@ -375,3 +375,21 @@ def test_an_unsupported_forced_label_of_an_older_release_is_said(patched, tmp_pa
         assert best_filename(finder) == "pkg-1.0-py3-none-any-fv9.whl"
     assert any("pkg 1.0: variant fv9 was chosen with --variant, but this machine does not support it" in text
                for _, text in _logged(caplog))
+
+
+def test_the_explain_hint_looks_where_pip_looked():
+    from types import SimpleNamespace
+
+    from pip_variants._pip.context import FinderContext
+
+    ctx = FinderContext(lambda: None, None)
+    assert ctx.explain_command("torch") == "pip-variants explain torch"  # no scope known: pip's defaults
+    ctx.search_scope = SimpleNamespace(index_urls=["https://pypi.org/simple"], find_links=[])
+    assert ctx.explain_command("torch") == "pip-variants explain torch"
+    ctx.search_scope = SimpleNamespace(index_urls=["https://user:secret@idx.example/simple", "https://x/simple"],
+                                       find_links=["/wheel house"])
+    assert ctx.explain_command("torch") == (
+        "pip-variants explain torch --index-url 'https://user:****@idx.example/simple' "
+        "--extra-index-url https://x/simple --find-links '/wheel house'")
+    ctx.search_scope = SimpleNamespace(index_urls=[], find_links=["wheels"])
+    assert ctx.explain_command("torch") == "pip-variants explain torch --no-index --find-links wheels"
