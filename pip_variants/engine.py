@@ -40,12 +40,14 @@ class VariantError(Exception):
 
 class VariantLabelNotFound(VariantError):
     def __init__(self, project: str, version: str, label: str, available: Sequence[str]) -> None:
-        offered = ", ".join(sorted(available)) or "none"
-        super().__init__(
-            f"{project} {version} has no variant labelled {label!r} "
-            f"(requested with --variant {project}={label}); available labels: {offered}"
-        )
         self.project, self.version, self.label, self.available = project, version, label, tuple(available)
+        super().__init__(self.worded(f"--variant {project}={label}"))
+
+    def worded(self, option: str) -> str:
+        """The message, naming the request as ``option`` (an option or a variable) put it."""
+        offered = ", ".join(sorted(self.available)) or "none"
+        return (f"{self.project} {self.version} has no variant labelled {self.label!r} "
+                f"(requested with {option}); available labels: {offered}")
 
 
 def canonical_name(name: str) -> str:

@@ -26,11 +26,12 @@ def as_user_error(exc: Exception, about: str = "") -> Optional[VariantInstallati
     """The pip error for a selection error the user can act on (``--variant``
     naming a missing label, a ``--variant-strict`` failure), ``None`` for a bug.
     ``about`` (a wheel's filename) goes first when the message would not name it."""
-    from ..engine import StrictVariantError, VariantLabelNotFound
+    from ..engine import StrictVariantError, VariantLabelNotFound, canonical_name
+    from .state import variant_option
 
     prefix = f"{about}: " if about else ""
     if isinstance(exc, VariantLabelNotFound):
-        return VariantInstallationError(f"{prefix}{exc}")
+        return VariantInstallationError(f"{prefix}{exc.worded(variant_option(canonical_name(exc.project), exc.label))}")
     if isinstance(exc, StrictVariantError):
         return VariantInstallationError(f"{prefix}{exc} (--variant-strict makes this an error)")
     return None

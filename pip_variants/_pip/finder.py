@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
 from .errors import VariantInstallationError, as_user_error
-from .state import STATE, release_key, selecting
+from .state import STATE, release_key, selecting, variant_option
 
 __all__ = ["patch", "select_candidates"]
 
@@ -159,7 +159,7 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
                 from ..engine import VariantLabelNotFound
 
                 error = VariantLabelNotFound(ctx.project, str(result[-1].version), forced, [])
-                raise VariantInstallationError(str(error))
+                raise VariantInstallationError(error.worded(variant_option(ctx.canonical, forced)))
             return result
         result = original(self, candidates)
         try:
@@ -490,12 +490,12 @@ def _apply_forced(
         if pinned:  # pip (or the check above) left out the wheels whose hashes are not pinned
             problems.append("in hash-checking mode, wheels whose hashes are not pinned are not available")
         extra = f" ({'; '.join(dict.fromkeys(problems))})" if problems else ""
-        raise VariantInstallationError(f"{error}{extra}")
+        raise VariantInstallationError(f"{error.worded(variant_option(ctx.canonical, forced))}{extra}")
     best = release_key(ctx.canonical, max(keep, key=lambda c: c.version).version)
     if best != newest:
         messages.warn_once(
             f"pip-variants: {ctx.project} {newest} has no variant labelled {forced!r} "
-            f"(--variant {ctx.canonical}={forced}); using {ctx.project} {best} instead"
+            f"({variant_option(ctx.canonical, forced)}); using {ctx.project} {best} instead"
         )
     return keep
 

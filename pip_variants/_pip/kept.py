@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from . import messages
 from .context import FinderContext
+from .state import variant_option
 
 __all__ = ["report_kept", "report_kept_builds", "report_options_that_named_nothing"]
 
@@ -64,7 +65,7 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
                    "(for what the new build depends on)")
         if ctx.forced.get(name) == want:
             messages.warn_once(
-                f"pip-variants: --variant {name}={want} was not applied: pip kept the installed "
+                f"pip-variants: {variant_option(name, want)} was not applied: pip kept the installed "
                 f"{name} {version} ({installed_build}); {replace}"
             )
         else:
@@ -73,7 +74,7 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
                 f"though variant {want} is the one selected for it; {replace}"
             )
     for name, label in sorted(ctx.forced.items()):
-        option = f"--variant {name}={label}"
+        option = variant_option(name, label)
         if name in ctx.looked_up or name in resolved or name in installed:
             continue
         near = _near_name(name, ctx.looked_up | resolved)

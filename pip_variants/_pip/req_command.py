@@ -158,7 +158,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if opts.no_variants and command != "lock":
         messages.debug("pip-variants: variants off (--no-variants)")
         if opts.variant:
-            _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})")
+            _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})", variant_variable or "")
         return None
     from . import verify_untested_pip
 
@@ -167,7 +167,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if command == "lock":
         why = turned_off_by()[0]  # (the command is lock)
         if opts.variant:
-            _warn_variant_ignored(opts, f"{why} and locks with variants off")
+            _warn_variant_ignored(opts, f"{why} and locks with variants off", variant_variable or "")
         else:  # a notice, not a warning: most locks involve no variant at all
             messages.info_once(f"pip-variants: {why}; locking with variants off")
         return None
@@ -205,6 +205,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             forced = parse_forced(opts.variant)
         except VariantError as exc:
             raise VariantInstallationError(str(exc) + _where_variant_is_set(parse_forced, variant_variable)) from None
+        if variant_variable:
+            STATE.forced_by_variable = parse_forced([variant_variable])
     cross = _compat.cross_target_options(getattr(finder, "target_python", None))
     only_forced = bool(cross) and profile is None
     if only_forced:
@@ -280,9 +282,13 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     return ctx
 
 
-def _warn_variant_ignored(opts: Options, why: str) -> None:
-    """``--variant`` asks for a build by name: never drop it without a word."""
-    named = " ".join(f"--variant {item}" for item in opts.variant)
+def _warn_variant_ignored(opts: Options, why: str, variable: str) -> None:
+    """``--variant`` asks for a build by name: never drop it without a word
+    (``variable``: ``PIP_VARIANT`` as the command found it)."""
+    variable = variable.strip()
+    from_variable = set(variable.split())
+    named = " ".join([f"--variant {item}" for item in opts.variant if item not in from_variable]
+                     + ([f'PIP_VARIANT="{variable}"'] if from_variable else []))
     messages.warn_once(f"pip-variants: {why}, so {named} is ignored: pip takes no variant wheel")
 
 

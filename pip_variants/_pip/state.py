@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-__all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "turned_off_by", "reset"]
+__all__ = ["STATE", "ProcessState", "ChosenVariant", "selecting", "labels_enabled", "turned_off_by", "variant_option",
+           "reset"]
 
 
 # Plain classes, not dataclasses: every pip command imports this module, and
@@ -109,6 +110,9 @@ class ProcessState:
         self.left_out_by_no_variants: Dict[str, Set[Any]] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)
         self.spellings: Dict[Tuple[str, Tuple[Any, ...]], str] = {}
+        #: canonical name -> label as the ``PIP_VARIANT`` variable names them: messages
+        #: about such a choice name the variable, which the user may have forgotten
+        self.forced_by_variable: Dict[str, str] = {}
 
 
 STATE = ProcessState()
@@ -133,6 +137,14 @@ def turned_off_by() -> Tuple[str, str]:
     if STATE.no_variants_in_configuration:
         return "no-variants in pip's configuration", "Unset no-variants"
     return "--no-variants", "Drop --no-variants"
+
+
+def variant_option(name: str, label: str) -> str:
+    """How the user asked for build ``label`` of ``name``: ``--variant name=label``,
+    or ``PIP_VARIANT="name=label"`` when that variable names it."""
+    if STATE.forced_by_variable.get(name) == label:
+        return f'PIP_VARIANT="{name}={label}"'
+    return f"--variant {name}={label}"
 
 
 def release_key(canonical: str, version: Any) -> str:

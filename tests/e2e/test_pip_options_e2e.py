@@ -199,6 +199,9 @@ def test_variant_with_an_unknown_label_is_a_clear_error(variant_venv, release, i
     assert proc.returncode != 0
     assert_clean(proc.stderr)
     assert "nosuch" in proc.stderr, proc.stderr
+    # the message names the request as the user made it: the variable may be long forgotten
+    asked = "--variant pkg=nosuch" if how == "option" else 'PIP_VARIANT="pkg=nosuch"'
+    assert f"requested with {asked}" in proc.stderr, proc.stderr
     for label in ("ob", "mkl", "acc"):
         assert label in proc.stderr, proc.stderr
 

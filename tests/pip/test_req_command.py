@@ -186,3 +186,13 @@ def test_plugin_installer_runs_this_pip(patched, monkeypatch):
     args = seen["pip_args"]
     assert args[:2] == ["--index-url", "https://example.invalid/simple"]
     assert "--find-links" in args
+
+
+def test_a_choice_from_the_variable_is_named_as_the_variable(patched, monkeypatch):
+    from pip_variants._pip.state import variant_option
+
+    monkeypatch.setenv("PIP_VARIANT", "Torch=cu128")  # pip merges it into the option
+    _configure(pip_variants_variant=["Torch=cu128", "numpy=v3"])
+    assert variant_option("torch", "cu128") == 'PIP_VARIANT="torch=cu128"'
+    assert variant_option("numpy", "v3") == "--variant numpy=v3"
+    assert variant_option("torch", "cu126") == "--variant torch=cu126"
