@@ -121,6 +121,9 @@ class Selection:
     forced_problem: Optional[Rejection] = None
     #: label -> what its ABI-dependency properties require of the resolver
     abi: Mapping[str, Tuple[AbiRequirement, ...]] = field(default_factory=dict)
+    #: optional namespaces left off that could not change the choice: no
+    #: "enable it" notice for them (``pip-variants explain`` still lists them)
+    moot_optional: Tuple[str, ...] = ()
 
     @property
     def abi_sources(self) -> Tuple[AbiSource, ...]:
@@ -154,7 +157,7 @@ class Selection:
 
     @property
     def notices(self) -> Tuple[str, ...]:
-        return tuple(a.notice for a in self.answers if a.notice)
+        return tuple(a.notice for a in self.answers if a.notice and a.namespace not in self.moot_optional)
 
     def describe(self, label: str) -> str:
         """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``."""
@@ -259,11 +262,42 @@ class VariantEngine:
         if ranking.rejected:
             ranking = Ranking(ranking.order, {label: _static_view(metadata, rej, supported)
                                               for label, rej in ranking.rejected.items()})
+        moot: Tuple[str, ...] = ()
+        if any(a.source == "disabled" and a.notice for a in answers):
+            moot = self._moot_optional_namespaces(metadata, supported, answers, labels, name, ranking, forced)
         abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
         abi_answers = [a for a in answers if a.abi_sources]
         if abi_answers:
             ranking, abi, problem = _abi_view(metadata, ranking, abi_answers, forced, problem)
-        return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi)
+        return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi, moot)
+
+    def _moot_optional_namespaces(
+        self, metadata: VariantMetadata, supported: Supported, answers: Tuple[NamespaceSupport, ...],
+        labels: Sequence[str], name: str, ranking: Ranking, forced: Optional[str],
+    ) -> Tuple[str, ...]:
+        """The optional namespaces left off whose enabling could not change the
+        choice: ``--variant`` chose, or ranked as if the namespace supported every
+        value its variants declare, the best build is the same. (A build without
+        its properties ranks the same whatever its provider answers, so the
+        optimistic ranking is the only one to try.)"""
+        out = []
+        for answer in answers:
+            ns = answer.namespace
+            if (answer.source == "disabled" and answer.notice and metadata.provider(ns).optional
+                    and ns not in self.settings.support.disabled):
+                if forced is None:
+                    declared: Dict[str, Tuple[str, ...]] = {}
+                    for props in metadata.variants.values():
+                        for feature, values in props.get(ns, {}).items():
+                            declared[feature] = tuple(dict.fromkeys(declared.get(feature, ()) + tuple(values)))
+                    optimistic = rank_variants(metadata, {**supported, ns: declared}, labels,
+                                               self.settings.preferences, self.settings.excluded.get(name, ()))
+                    moot = optimistic.order[:1] == ranking.order[:1]
+                else:
+                    moot = True
+                if moot:
+                    out.append(ns)
+        return tuple(out)
 
     def check_wheel(self, project: str, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
         """Is a single local variant wheel of ``project`` usable here? ``None`` when it is.

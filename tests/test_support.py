@@ -88,6 +88,22 @@ def test_static_optional_needs_enabling():  # test 12 / §11 behaviour 16
     assert enabled.select("pkg", "1.0", md).order == ("d",)
 
 
+def test_an_optional_namespace_is_mentioned_only_where_enabling_it_could_change_the_choice(monkeypatch):
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    md = release({"nvidia": NVIDIA, "dbg": {"static-properties": {"build": ["debug"]}, "optional": True}},
+                 {"cu": {"nvidia": {"cuda_version_lower_bound": ["12.6"]}},
+                  "d": {"dbg": {"build": ["debug"]}}, "null": {}})
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ("cu", "null")
+    assert sel.notices == ()  # 'cu' outranks 'd' anyway: nvidia comes first
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "11.8")
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ("null",)
+    assert any("--variant-enable dbg" in n for n in sel.notices)
+    forced = VariantEngine(VariantSettings(forced={"pkg": "null"})).select("pkg", "1.0", md)
+    assert forced.notices == ()  # the user chose
+
+
 def test_untrusted_plugin_is_never_run():  # test 13 / §11 behaviour 22
     md = release({"fictional": {"requires": ["provider-fictional-hw"]}},
                  {"hw": {"fictional": {"tech": ["x"]}}, "null": {}})
