@@ -45,7 +45,7 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
                 from .variants_off import say_cross_target
 
                 links = list(links)
-                say_cross_target(getattr(link, "filename", "") for link in links)
+                say_cross_target(link_evaluator.project_name, (getattr(link, "filename", "") for link in links))
             return original(self, link_evaluator, links)
         links = list(links)
         try:

@@ -26,10 +26,10 @@ def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[
             if selecting() or labels_enabled():
                 _add_variant_files(self, module)
             elif STATE.cross_target_note is not None:  # the folder's variant wheels were just dropped
-                from .variants_off import say_cross_target
+                from .variants_off import note_cross_target_folder
 
                 with os.scandir(self._path) as entries:
-                    say_cross_target(entry.name for entry in entries)
+                    note_cross_target_folder(entry.name for entry in entries)
         except Exception as exc:
             messages.internal_error("_FlatDirectoryToUrls._scan_directory", exc)
 

@@ -106,6 +106,8 @@ class ProcessState:
         #: cross-target options without ``--variant`` or a profile: the warning that
         #: variant wheels are ignored, said once one is met (H2, H6), not before
         self.cross_target_note: Optional[str] = None
+        #: canonical names with variant wheels in a find-links folder scanned under that note
+        self.cross_target_projects: Set[str] = set()
         #: canonical name -> the versions labelled wheels offered under ``off_by_option``
         self.left_out_by_no_variants: Dict[str, Set[Any]] = {}
         #: (canonical name, a version's identity) -> the spelling seen first (:func:`release_key`)

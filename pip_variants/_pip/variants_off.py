@@ -21,7 +21,8 @@ from . import _compat, messages
 from .state import STATE, turned_off_by
 from .wheel import split_label
 
-__all__ = ["note_links", "say_what_was_left_out", "set_in_configuration", "say_cross_target"]
+__all__ = ["note_links", "say_what_was_left_out", "set_in_configuration", "say_cross_target",
+           "note_cross_target_folder"]
 
 
 def _labelled_versions(link_evaluator: Any, links: Iterable[Any]) -> Set[Any]:
@@ -162,17 +163,35 @@ def _parsed(version: Any) -> Optional[Any]:
         return None
 
 
-def say_cross_target(filenames: Iterable[str]) -> None:
+def say_cross_target(project: str, filenames: Iterable[str]) -> None:
     """``--platform`` and the like without ``--variant`` or a profile: variant
-    wheels are ignored, which one warning says once a page or folder has one."""
+    wheels are ignored, which one warning says once ``project``'s links (or a
+    find-links folder scanned before, :func:`note_cross_target_folder`) have one
+    of its variant wheels; another project's in the same folder is no concern."""
     note = STATE.cross_target_note
     if note is None:
         return
     try:
-        met = any(name.endswith(".whl") and split_label(name)[1] is not None for name in filenames)
+        from pip._vendor.packaging.utils import canonicalize_name
+
+        wanted = canonicalize_name(project)
+        met = wanted in STATE.cross_target_projects or wanted in _labelled_projects(filenames)
     except Exception as exc:  # a notice only: never worth stopping pip for
         messages.debug("pip-variants: cross-target notice not said: %r", exc)
         return
     if met:
         STATE.cross_target_note = None
         messages.warn_once(note)
+
+
+def note_cross_target_folder(filenames: Iterable[str]) -> None:
+    """pip 24.0+ drops a find-links folder's variant wheels when it scans the
+    folder, before any project's links are evaluated: remember whose they were."""
+    STATE.cross_target_projects.update(_labelled_projects(filenames))
+
+
+def _labelled_projects(filenames: Iterable[str]) -> Set[str]:
+    from pip._vendor.packaging.utils import canonicalize_name
+
+    return {canonicalize_name(name.split("-", 1)[0]) for name in filenames
+            if name.endswith(".whl") and split_label(name)[1] is not None}

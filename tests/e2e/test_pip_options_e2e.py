@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 
 import pytest
 
@@ -479,7 +480,7 @@ def test_variant_profile_selects_the_gpu_build_without_a_gpu(
 CROSS_TARGET = ("--platform", "manylinux_2_28_aarch64", "--python-version", "3.12", "--only-binary=:all:")
 
 
-def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, publish, index, tmp_path):
+def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, publish, index, dist, tmp_path):
     """``pip download --platform ...`` (a Docker or CI builder filling a wheelhouse for
     other machines): this machine's providers would answer for the wrong machine,
     so variants are off, with one warning that says what to do."""
@@ -498,6 +499,11 @@ def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, p
     offline = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "again", "--no-index",
                       "--find-links", house, *CROSS_TARGET, "pkg==1.0", check=False)
     assert offline.stderr.count("--variant-profile FILE") == 1, offline.stderr
+    # another project of that folder, without variants: pkg's variant wheel is no concern of its download
+    shutil.copy(build_wheel(dist, "plainpkg", "1.0"), house)
+    plain = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "plain", "--no-index",
+                    "--find-links", house, *CROSS_TARGET, "plainpkg")
+    assert "pip-variants" not in plain.stderr, plain.stderr
 
 
 def test_download_for_another_machine_of_a_release_without_variants_is_silent(variant_venv, index, dist, tmp_path):
