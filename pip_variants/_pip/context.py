@@ -154,13 +154,17 @@ class Outcome:
         self.forced_missing: Optional[VariantLabelNotFound] = None
         #: link URL -> why that one wheel is ignored (its variant.json is bad)
         self.dropped_links: Dict[str, str] = {}
+        #: another source of the release has other builds that fit, this one only
+        #: its null build: that ranks below all of theirs (:meth:`FinderContext._reconcile`)
+        self.null_ranks_last = False
         #: another source of the release describes its variants otherwise (``problem`` says how)
         self.conflict = False
 
     def rank(self, label: str) -> int:
         if self.selection is None:
             return -1
-        return self.selection.rank(label)
+        rank = self.selection.rank(label)
+        return 1 if self.null_ranks_last and rank > 0 else rank
 
     def fits(self, link: Any) -> bool:
         """This variant wheel of the release is one to offer (valid, compatible)."""
@@ -333,8 +337,22 @@ class FinderContext:
         # A source has variants that fit only if it has a selection, hence metadata.
         fitting = [source for source, cands in groups.items()
                    if any(outcomes[source].fits(cand.link) for cand in cands)]
+        if len(fitting) < 2:
+            return  # one source with variants that fit
+        # A null build has no properties: it disagrees with nothing, and ranks
+        # below every build that fits. Sources whose only fitting build is null
+        # (a CUDA index and a ROCm index, each with its CPU build) are no
+        # conflict: their null ranks last, under the others' builds.
+        fitting_null = [source for source in fitting
+                        if all(label_of(cand.link) == "null" for cand in groups[source]
+                               if outcomes[source].fits(cand.link))]
+        if len(fitting_null) == len(fitting):
+            return  # null builds only: each as good as another, as stock pip sees equal files
+        for source in fitting_null:
+            outcomes[source].null_ranks_last = True
+        fitting = [source for source in fitting if source not in fitting_null]
         if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
-            return  # one source with variants that fit, or reconciled before
+            return  # one source with other builds that fit, or reconciled before
         from pip_variants.engine import VariantLabelNotFound
         from pip_variants.metadata import InvalidVariantMetadata
         from pip_variants.metadata_merge import merge_metadata
@@ -345,7 +363,7 @@ class FinderContext:
             merged = merge_metadata(parts, f"{project} {version} from {shown}")
         except InvalidVariantMetadata as exc:
             problem = f"the variant metadata of {project} {version} on {shown} do not agree ({exc.message})"
-            for source in fitting:
+            for source in fitting + fitting_null:  # non-variant wheels only, as documented
                 outcomes[source].selection = None
                 outcomes[source].problem = problem
                 outcomes[source].conflict = True

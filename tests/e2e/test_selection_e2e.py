@@ -470,6 +470,35 @@ def test_several_sources_one_with_variants_that_fit(variant_venv, publish, index
     assert_clean(stderr)
 
 
+@_same_path_on_every_pip
+def test_several_sources_each_with_its_own_null_build(variant_venv, publish, index, extra_index):
+    """A GPU index and a CPU-levels index, each with its null build and its own
+    namespaces: a null build has no properties, so it disagrees with nothing.
+    The other index's fitting build outranks it; where only null builds fit, one
+    of them is installed (uv does the same), not the release refused."""
+    unfit_gpu = {"gpu": static_provider({"arch": ["a"]})}
+    publish("pkg", "1.0", meta(["gpu"], unfit_gpu, {"big": {"gpu": {"arch": ["b"]}}, "null": {}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], LEVELS, {"v3": {"simd": {"level": ["v3"]}}, "null": {}}),
+            target=extra_index, plain=False)
+    for first, second in ((index, extra_index), (extra_index, index)):
+        chosen, _, stderr = pick(variant_venv, first, "pkg", "--extra-index-url", second.url)
+        assert chosen == variant_file("v3"), stderr
+        assert "do not agree" not in stderr, stderr
+        assert_clean(stderr)
+
+
+@_same_path_on_every_pip
+def test_several_sources_where_only_null_builds_fit(variant_venv, publish, index, extra_index):
+    publish("pkg", "1.0", meta(["gpu"], {"gpu": static_provider({"arch": ["a"]})},
+                               {"big": {"gpu": {"arch": ["b"]}}, "null": {}}), plain=False)
+    publish("pkg", "1.0", meta(["simd"], {"simd": static_provider({"level": ["v2"]})},
+                               {"v4": {"simd": {"level": ["v4"]}}, "null": {}}), target=extra_index, plain=False)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", "--extra-index-url", extra_index.url)
+    assert chosen == variant_file("null"), stderr
+    assert "do not agree" not in stderr and "fits this machine" not in stderr, stderr
+    assert_clean(stderr)
+
+
 # -- format versions -------------------------------------------------------------------
 
 
