@@ -26,7 +26,10 @@ def as_user_error(exc: Exception, about: str = "") -> Optional[VariantInstallati
     """The pip error for a selection error the user can act on (``--variant``
     naming a missing label, a ``--variant-strict`` failure), ``None`` for a bug.
     ``about`` (a wheel's filename) goes first when the message would not name it."""
-    from ..engine import StrictVariantError, VariantLabelNotFound, canonical_name
+    try:
+        from ..engine import StrictVariantError, VariantLabelNotFound, canonical_name
+    except Exception:  # noqa: BLE001 - the engine itself cannot load (a broken install): a bug, said as one
+        return None
     from .state import variant_option
 
     prefix = f"{about}: " if about else ""

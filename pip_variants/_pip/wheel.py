@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import _compat, _patching
+from . import _compat, _patching, messages
 from .state import STATE, labels_enabled, turned_off_by
 
 __all__ = ["patch", "split_label"]
@@ -55,7 +55,11 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
             original(self, filename)
             self.variant_label = None
             return None
-        plain, label = split_label(filename)
+        try:
+            plain, label = split_label(filename)
+        except Exception as exc:  # pip-variants itself is broken (a module gone): stock from here
+            messages.internal_error("Wheel.__init__", exc)
+            return original(self, filename)
         if plain is None:
             # Malformed label: let pip reject the full name as it always did.
             return original(self, filename)

@@ -98,3 +98,25 @@ def test_variants_off_by_option_names_the_label_of_a_rejected_name(patched, in_c
     with pytest.raises(InvalidWheelFilename) as exc:  # not a label: pip's words alone
         Wheel("pkg-1.0-py3-none-any-CU129.whl")
     assert "variant wheel" not in str(exc.value)
+
+
+def test_a_broken_install_falls_back_to_stock_names(patched, monkeypatch, caplog):
+    """pip_variants.filename unloadable (a file deleted from site-packages): a
+    labelled name is refused as stock pip refuses it, after one warning."""
+    from pip._internal.exceptions import InvalidWheelFilename
+    from pip._internal.models.wheel import Wheel
+
+    from pip_variants._pip import wheel as hook
+    from pip_variants._pip.state import STATE
+
+    def broken(filename):
+        raise ImportError("No module named 'pip_variants.filename'")
+
+    monkeypatch.setattr(hook, "split_label", broken)
+    monkeypatch.setattr(STATE, "labels", True)
+    with pytest.raises(InvalidWheelFilename):
+        Wheel("pkg-1.0-py3-none-any-cu128.whl")
+    with pytest.raises(InvalidWheelFilename):
+        Wheel("pkg-1.0-py3-none-any-cu126.whl")
+    said = [r.getMessage() for r in caplog.records if "internal error" in r.getMessage()]
+    assert len(said) == 1 and "Wheel.__init__" in said[0], said
