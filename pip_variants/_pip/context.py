@@ -83,6 +83,8 @@ def _fetch_failure(exc: BaseException) -> str:
     text = str(exc)
     if "Timeout" in name or "timed out" in text:
         return "the request timed out"
+    if name == "ChunkedEncodingError" or "Connection broken" in text:
+        return "the connection broke during the download, twice; try again"
     retried = re.search(r"too many (\d{3}) error responses", text)
     if retried:
         return f"HTTP {retried.group(1)}, after retries"

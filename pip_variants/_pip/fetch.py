@@ -25,6 +25,8 @@ import stat
 import tempfile
 from typing import Any, Optional, Tuple
 
+from . import messages
+
 
 __all__ = ["download", "cache_path", "read_store", "revalidate", "STORE_DIR"]
 
@@ -132,17 +134,38 @@ def _check_local(url: str) -> None:
         raise NotARegularFile(path)
 
 
+def _redacted(url: str) -> str:
+    from pip._internal.utils.misc import redact_auth_from_url
+
+    return redact_auth_from_url(url)
+
+
 def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]:
-    """The capped body and whether pip's HTTP cache answered (no request made)."""
+    """The capped body and whether pip's HTTP cache answered (no request made).
+
+    A body cut short (the connection reset or dropped mid-way) is fetched once
+    more, as pip resumes a wheel download: pip's own retries cover only a
+    request that gets no answer, and the file is a few kB."""
+    from pip._vendor.requests.exceptions import ChunkedEncodingError, ConnectionError
+
     _check_local(url)
-    response = session.get(url, headers=headers, stream=True)
-    response.raise_for_status()
-    if getattr(response, "is_redirect", False):
-        raise UnfollowedRedirect(str(response.headers.get("Location", "?")))
-    final = str(getattr(response, "url", None) or url)
-    if url.startswith(_WEB) and not final.startswith(_WEB):
-        raise UnfollowedRedirect(final)
-    return read(response), bool(getattr(response, "from_cache", False))
+    for attempt in (1, 2):
+        response = session.get(url, headers=headers, stream=True)
+        response.raise_for_status()
+        if getattr(response, "is_redirect", False):
+            raise UnfollowedRedirect(str(response.headers.get("Location", "?")))
+        final = str(getattr(response, "url", None) or url)
+        if url.startswith(_WEB) and not final.startswith(_WEB):
+            raise UnfollowedRedirect(final)
+        try:
+            return read(response), bool(getattr(response, "from_cache", False))
+        except (ChunkedEncodingError, ConnectionError) as exc:
+            if attempt == 2:
+                raise
+            # (a debug line: a background fetch must not print among pip's lines)
+            messages.debug("pip-variants: the download of %s was cut short (%s); fetching it again",
+                           _redacted(url), type(exc).__name__)
+    raise AssertionError("unreachable")
 
 
 def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> bytes:

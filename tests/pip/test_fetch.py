@@ -251,6 +251,25 @@ def test_failure_text_of_pip_network_errors():
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("hashed", [True, False])
+def test_a_download_cut_short_once_is_fetched_again(index, tmp_path, hashed):
+    """pip resumes a wheel download whose connection broke; a variants.json is
+    fetched again, once, not taken for missing (and the plain wheel installed)."""
+    index.fault(NAME, "cut-once")
+    assert _get(_session(tmp_path), _link(index, BODY, hashed)) == BODY
+    assert len(index.requested(NAME)) == 2
+
+
+def test_a_download_cut_short_twice_fails_in_words(index, tmp_path):
+    from pip_variants._pip.context import _fetch_failure
+
+    index.fault(NAME, "cut")
+    with pytest.raises(Exception) as failure:
+        _get(_session(tmp_path), _link(index, BODY))
+    assert len(index.requested(NAME)) == 2
+    assert _fetch_failure(failure.value) == "the connection broke during the download, twice; try again"
+
+
 def test_a_local_fifo_is_refused_without_opening_it(tmp_path):
     """Opening a FIFO with no writer blocks for ever: a --find-links folder holding
     one under the index file's name must not hang pip."""

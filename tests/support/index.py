@@ -30,7 +30,8 @@ from urllib.parse import quote, unquote, urlsplit
 __all__ = ["LocalIndex", "FAULT_KINDS", "JSON_CONTENT_TYPE", "canonical_name"]
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
-FAULT_KINDS = ("404", "500", "timeout", "reset", "trickle", "garbage", "redirect-loop", "redirect-file")
+FAULT_KINDS = ("404", "500", "timeout", "reset", "trickle", "garbage", "redirect-loop", "redirect-file", "cut",
+               "cut-once")
 HashMode = Union[bool, str, None]
 
 
@@ -492,6 +493,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.index._stopping.wait(seconds)
             self._abort()
         elif fault.kind == "reset":
+            self._abort()
+        elif fault.kind in ("cut", "cut-once"):
+            # Headers and half the body, then a reset: a connection dropped mid-download.
+            if fault.kind == "cut-once":
+                with self.index._lock:
+                    for table in (self.index._faults, self.index._page_faults):
+                        for key in [k for k, f in table.items() if f is fault]:
+                            del table[key]
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if not head:
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
             self._abort()
         elif fault.kind == "redirect-loop":
             self._redirect(self.path)  # to itself, for ever
