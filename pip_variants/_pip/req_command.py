@@ -119,9 +119,21 @@ def _plugin_installer(finder: Any, options: Any) -> Callable[[Sequence[str]], st
             os.path.join(str(cache_dir()), "plugins"),
             pip_command=[sys.executable, _compat.get_runnable_pip()],
             pip_args=_index_args(finder, options),
+            network_args=_network_args(options),
         )
 
     return install
+
+
+def _network_args(options: Any) -> List[str]:
+    """``--isolated`` (or the child reads index variables the command ignored),
+    ``--timeout`` and ``--retries`` of the command, for its plugin installer."""
+    args = ["--isolated"] if getattr(options, "isolated_mode", False) else []
+    for attr, flag in (("timeout", "--timeout"), ("retries", "--retries")):
+        value = getattr(options, attr, None)
+        if value is not None:
+            args += [flag, str(value)]
+    return args
 
 
 def _where_variant_is_set(parse: Callable[[Sequence[str]], Any], value: Optional[str]) -> str:

@@ -31,6 +31,10 @@ __all__ = ["install_isolated", "isolated_plugin_dir"]
 def _pip_failure_summary(output: str, max_lines: int = 5) -> str:
     lines = [" ".join(line.split()) for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR:")]
+    if errors and errors[-1].endswith(":") and lines[-1] != errors[-1]:
+        # "ERROR: Exception:" then a traceback (pip 24.0 on a broken connection):
+        # its last line is the cause
+        errors.append(lines[-1])
     chosen = (errors or lines)[-max_lines:]
     return " | ".join(chosen) if chosen else "no output"
 
@@ -129,6 +133,7 @@ def isolated_plugin_dir(
     timeout: float = 600,
     env: Optional[Mapping[str, str]] = None,
     key_extra: Optional[str] = None,
+    network_args: Sequence[str] = (),
 ) -> str:
     """A directory under ``cache_root`` holding ``requirements`` installed with
     :func:`install_isolated`; pass it to
@@ -138,7 +143,8 @@ def isolated_plugin_dir(
     set, ``key_extra`` (default: the running interpreter's cache tag and
     platform, since installed wheels are interpreter-specific) and
     ``pip_args``, so later runs
-    reuse it. Installs go to a temporary sibling that is renamed into place;
+    reuse it. ``network_args`` (``--isolated``, ``--timeout``, ``--retries``)
+    go to the child too, but say nothing about what it installs: not in the key. Installs go to a temporary sibling that is renamed into place;
     when a concurrent installer wins the rename, its directory is used.
     ``pip_command`` defaults to ``[sys.executable, "-m", "pip"]``.
     Raises :class:`ProviderError` when the install fails, :class:`ValueError`
@@ -154,7 +160,7 @@ def isolated_plugin_dir(
             normalized,
             pip_command=[sys.executable, "-m", "pip"] if pip_command is None else pip_command,
             target_dir=tmp,
-            pip_args=pip_args,
+            pip_args=[*network_args, *pip_args],
             timeout=timeout,
             env=env,
         )

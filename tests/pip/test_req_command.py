@@ -196,3 +196,12 @@ def test_a_choice_from_the_variable_is_named_as_the_variable(patched, monkeypatc
     assert variant_option("torch", "cu128") == 'PIP_VARIANT="torch=cu128"'
     assert variant_option("numpy", "v3") == "--variant numpy=v3"
     assert variant_option("torch", "cu126") == "--variant torch=cu126"
+
+
+def test_the_plugin_installer_gets_the_commands_network_options():
+    from pip_variants._pip.req_command import _network_args
+
+    assert _network_args(options(isolated_mode=True, timeout=2.0, retries=1)) == [
+        "--isolated", "--timeout", "2.0", "--retries", "1"]
+    assert _network_args(options(isolated_mode=False, timeout=15.0, retries=5)) == [
+        "--timeout", "15.0", "--retries", "5"]

@@ -173,3 +173,21 @@ def test_isolated_plugin_dir_keying():
     assert on != key(["a"])
     with pytest.raises(ValueError, match="invalid provider requirement"):
         isolated_plugin_dir(["not valid !"], "/nonexistent")
+
+
+def test_network_options_reach_the_child_but_not_the_key(tmp_path, mocker):
+    run = mocker.patch("pip_variants.providers.isolated.install_isolated")
+    cache = tmp_path / "cache"
+    path = isolated_plugin_dir(["x-plugin"], str(cache), pip_args=["--index-url", "https://one/simple"],
+                               network_args=["--isolated", "--timeout", "2"])
+    assert run.call_args.kwargs["pip_args"] == ["--isolated", "--timeout", "2", "--index-url", "https://one/simple"]
+    assert path == isolated._isolated_dir_path(["x-plugin"], str(cache), None, ["--index-url", "https://one/simple"])[0]
+
+
+def test_a_failure_summary_keeps_the_cause_after_a_bare_error_line():
+    output = ("Collecting acme\nERROR: Exception:\nTraceback (most recent call last):\n  File \"x\", line 1\n"
+              "pip._vendor.urllib3.exceptions.ProtocolError: ('Connection broken: reset', None)\n")
+    assert isolated._pip_failure_summary(output) == (
+        "ERROR: Exception: | pip._vendor.urllib3.exceptions.ProtocolError: ('Connection broken: reset', None)")
+    assert isolated._pip_failure_summary("ERROR: No matching distribution found for acme\n") == (
+        "ERROR: No matching distribution found for acme")
