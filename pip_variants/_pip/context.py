@@ -321,6 +321,15 @@ class FinderContext:
         App. B 7).
         """
         outcomes = {source: self.outcome(project, version, source, cands) for source, cands in groups.items()}
+        if in_use and STATE.strict:
+            for out in outcomes.values():
+                if out.metadata is None and out.problem:  # no index file to go by: its wheels are ignored
+                    from .errors import VariantInstallationError
+
+                    raise VariantInstallationError(
+                        f"pip-variants: {out.problem}; its variant wheels cannot be used "
+                        "(--variant-strict makes this an error)"
+                    )
         if len(outcomes) > 1:
             self._reconcile(project, version, groups, outcomes)
             if in_use:

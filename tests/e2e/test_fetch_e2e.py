@@ -89,6 +89,21 @@ def test_failing_fetch_with_a_cache_keeps_its_message_and_stores_nothing(
     assert _store_entries(cache) == []
 
 
+@pytest.mark.parametrize("kind", ["404", "garbage"])
+def test_strict_makes_an_unusable_index_file_an_error(variant_venv, publish, index, tmp_path, kind):
+    """Without its index file a release's variant wheels are ignored: the CPU
+    build on a GPU machine. ``--variant-strict`` stops there instead."""
+    publish("pkg", "1.0", BLAS_RELEASE)
+    index.fault(JSON_NAME, kind)
+    chosen, _, stderr = pick(variant_venv, index, "pkg", *TRUST, "--variant-strict", "--retries", "0",
+                             PIP_CACHE_DIR=str(tmp_path / "c"), check=False)
+    assert chosen is None, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1 and index.file_url("pkg", JSON_NAME) in errors[0], stderr
+    assert "--variant-strict makes this an error" in errors[0], stderr
+    assert "Traceback" not in stderr, stderr
+
+
 def test_only_the_release_pip_takes_has_its_index_file_fetched(variant_venv, publish, index, tmp_path):
     for n, version in enumerate(("1.0", "1.1", "1.2")):
         publish("pkg", version, BLAS_RELEASE, index_file=False)
