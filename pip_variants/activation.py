@@ -177,12 +177,15 @@ def _under(path: Path, root: str) -> bool:
         return False
 
 
-def site_dirs(prefix: Optional[str] = None) -> List[SiteDir]:
+def site_dirs(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> List[SiteDir]:
     """The site directories whose ``.pth`` files run at start-up, in the order
     ``site.py`` processes them (user site first). With ``prefix``: that
-    prefix's site-packages only."""
+    prefix's site-packages, and ``also`` (the other directories its own Python
+    reads: user site, an inherited base), in the order that Python reads them."""
     if prefix is not None:
-        return [SiteDir(site_packages(prefix), "prefix")]
+        own = SiteDir(site_packages(prefix), "prefix")
+        others = [d for d in also if not _same(d.path, own.path)]
+        return [d for d in others if d.kind == "user"] + [own] + [d for d in others if d.kind != "user"]
     dirs: List[SiteDir] = []
     if sys.flags.no_site:
         return dirs
@@ -203,11 +206,11 @@ def _writable(directory: Path) -> bool:
     return os.access(directory, os.W_OK | os.X_OK)
 
 
-def find_shims(prefix: Optional[str] = None) -> List[Shim]:
+def find_shims(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> List[Shim]:
     """Every site directory that holds shim files, in processing order."""
     names = _shim_names()
     shims: List[Shim] = []
-    for d in site_dirs(prefix):
+    for d in site_dirs(prefix, also):
         if not d.path.is_dir():
             continue
         present = [d.path / n for n in names if (d.path / n).is_file() or (d.path / n).is_symlink()]
@@ -228,11 +231,11 @@ def _runs_alone(hook: Path) -> bool:
     return sys.version_info < (3, 15) or not hook.with_suffix(".start").exists()
 
 
-def active_shim(prefix: Optional[str] = None) -> Optional[Shim]:
+def active_shim(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> Optional[Shim]:
     """The shim that makes pip variant-aware here: the first site directory
     whose start-up file runs, on its own or with the module it imports (from
     any of the site directories). ``None`` when pip is stock."""
-    shims = find_shims(prefix)
+    shims = find_shims(prefix, also)
     have_module = any(s.modules for s in shims)
     for shim in shims:
         if shim.hooks and (have_module or any(_runs_alone(h) for h in shim.hooks)):
@@ -391,10 +394,11 @@ class ShimReport:
     writable: bool = True  # can this user remove the active shim?
 
 
-def shim_report(prefix: Optional[str] = None) -> ShimReport:
-    """Where the active shim lives, whether it is inherited, and half-removed states."""
-    shims = find_shims(prefix)
-    active = active_shim(prefix)
+def shim_report(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> ShimReport:
+    """Where the active shim lives, whether it is inherited, and half-removed
+    states (``also``: see :func:`site_dirs`)."""
+    shims = find_shims(prefix, also)
+    active = active_shim(prefix, also)
     others = [str(p) for s in shims if active is None or s.site != active.site for p in s.files]
     if active is not None:
         return ShimReport(True, str(active.site), active.kind, active.inherited,

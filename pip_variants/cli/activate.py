@@ -7,7 +7,8 @@ import argparse
 import functools
 import os
 import sys
-from typing import Any, Iterable, Optional
+from pathlib import Path
+from typing import Any, Iterable, List, Optional
 
 from . import CLIError, add_subcommand, print_json
 
@@ -56,6 +57,33 @@ def _has_pip_variants(activation: Any, prefix: str) -> bool:
     return proc.returncode == 0
 
 
+_SITE_DIRS_CODE = ("import json, site; print(json.dumps([site.getusersitepackages() if site.ENABLE_USER_SITE "
+                   "else None, site.getsitepackages()]))")
+
+
+def _other_site_dirs(activation: Any, prefix: str) -> List[Any]:
+    """The site directories other than its own whose start-up files the Python
+    of ``prefix`` runs (user site; a base installation with
+    ``--system-site-packages``), as that Python says; none when it cannot say."""
+    python = _python_of(prefix)
+    if python is None:
+        return []
+    import json
+    import subprocess
+
+    try:
+        proc = subprocess.run([python, "-c", _SITE_DIRS_CODE], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, env=dict(os.environ, PIP_NO_VARIANTS="1"))
+        user, dirs = json.loads(proc.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError, TypeError):
+        return []  # cannot tell: report the prefix's own directory, as before
+    own = os.path.realpath(activation.site_packages(prefix))
+    out = [activation.SiteDir(Path(user), "user")] if user else []
+    out += [activation.SiteDir(Path(d), "base") for d in dirs
+            if not os.path.realpath(d).startswith(os.path.realpath(prefix) + os.sep) and os.path.realpath(d) != own]
+    return out
+
+
 def _verb(action: str) -> str:
     return "wrote" if action == "activate" else "removed"
 
@@ -75,7 +103,7 @@ def _do(args: argparse.Namespace, action: str) -> int:
             for path in _paths(getattr(exc, "done", ())):
                 sys.stdout.write(f"{_verb(action)} {path}\n")
         raise
-    report = activation.shim_report(prefix=prefix)
+    report = activation.shim_report(prefix=prefix, also=_other_site_dirs(activation, prefix) if prefix else ())
     active = report.active
     where = prefix or sys.prefix
     if action == "activate" and prefix is not None and active and not _has_pip_variants(activation, prefix):
@@ -101,7 +129,14 @@ def _do(args: argparse.Namespace, action: str) -> int:
             sys.stdout.write(f"the start-up files in {report.site} are up to date: nothing written\n")
         if active:
             kind = activation.KIND_TEXT.get(report.kind or "", report.kind)
-            sys.stdout.write(f"pip-variants is now active in {where}: the shim in {report.site} ({kind})\n")
+            still = "still" if action == "deactivate" else "now"
+            sys.stdout.write(f"pip-variants is {still} active in {where}: the shim in {report.site} ({kind})\n")
+            if action == "deactivate" and prefix is not None and report.kind in ("base", "user"):
+                sys.stdout.write(
+                    f"note: {where} runs that shim from outside; remove it there with that Python's "
+                    "'-m pip_variants deactivate' (every environment using it turns stock), or set "
+                    f"PIP_NO_VARIANTS=1 when running pip of {where}\n"
+                )
         else:
             sys.stdout.write(f"pip-variants is now not active in {where}: pip is stock\n")
             if report.problem:

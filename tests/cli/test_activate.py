@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pip_variants import activation
 
@@ -51,3 +52,29 @@ def test_activate_errors_are_one_line(run_cli, tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.startswith("pip-variants: error: no site-packages directory")
     assert "Traceback" not in proc.stderr
+
+
+def test_deactivating_a_prefix_that_still_runs_a_shim_from_outside_says_so(run_cli, tmp_path):
+    """A --system-site-packages venv reads the user site too: a shim there keeps
+    its pip variant-aware after the venv's own shim is gone."""
+    import subprocess
+    import sys
+
+    prefix = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(prefix)],
+                   check=True)
+    user_base = tmp_path / "userbase"
+    user_site = Path(subprocess.run(
+        [str(prefix / "bin" / "python"), "-c", "import site; print(site.getusersitepackages())"],
+        env={"PYTHONUSERBASE": str(user_base), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        check=True).stdout.strip())
+    user_site.mkdir(parents=True)
+    for name, data in activation.shipped_files().items():
+        (user_site / name).write_bytes(data)
+    env = {"PYTHONUSERBASE": str(user_base)}
+    proc = run_cli("deactivate", "--prefix", str(prefix), env=env)
+    assert proc.returncode == 1, proc
+    assert f"pip-variants is still active in {prefix}: the shim in {user_site}" in proc.stdout, proc.stdout
+    assert "PIP_NO_VARIANTS=1" in proc.stdout
+    data = json.loads(run_cli("deactivate", "--prefix", str(prefix), "--json", env=env).stdout)
+    assert data["active"] is True and data["shim"]["site"] == str(user_site) and data["shim"]["kind"] == "user"
