@@ -124,10 +124,11 @@ def builtin_for(
 
 
 def _endpoint_of(provider: Provider, plugin_api: str) -> bool:
-    """Is ``plugin_api`` one of the provider's endpoints, or another object of its
-    packages' modules (``nvidia_variant_provider``, the form derived from the name)?"""
+    """Is ``plugin_api`` one of the provider's endpoints, or the form derived from
+    its package's name (``nvidia_variant_provider``, what an entry without
+    ``plugin-api`` gets)? Another object, even in the plugin's own modules, is a
+    plugin the built-in does not reproduce (variantlib fails to load it; uv skips it)."""
     wanted = _normalize_api(plugin_api)
     if any(_normalize_api(api) == wanted for api in provider.plugin_apis):
         return True
-    top = wanted.split(":", 1)[0].split(".", 1)[0]
-    return any(top == package.replace("-", "_") for package in provider.packages)
+    return any(wanted == package.replace("-", "_").replace(".", "_") for package in provider.packages)

@@ -114,6 +114,10 @@ def test_no_match_by_package(namespace, requires) -> None:
         ("nvidia", ["nvidia-variant-provider~=1.0; python_version >= '3'"], None),
         # an endpoint outside the package: another plugin under a borrowed name
         ("nvidia", ["nvidia-variant-provider==0.0.1"], "other_module:Plugin"),
+        # another object in the plugin's own modules: not the plugin reproduced (uv skips these too)
+        ("x86_64", ["x86-64-variant-provider>=0.2"], "x86_64_variant_provider:Plugin"),
+        ("x86_64", ["x86-64-variant-provider>=0.2"], "x86_64_variant_provider.plugin:X8664Plugin"),
+        ("tpu", ["tpu-variant-provider"], "tpu_variant_provider.other:Plugin"),
     ],
 )
 def test_a_version_or_endpoint_it_does_not_stand_for(namespace, requires, api) -> None:
