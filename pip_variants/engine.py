@@ -276,28 +276,30 @@ class VariantEngine:
         labels: Sequence[str], name: str, ranking: Ranking, forced: Optional[str],
     ) -> Tuple[str, ...]:
         """The optional namespaces left off whose enabling could not change the
-        choice: ``--variant`` chose, or ranked as if the namespace supported every
-        value its variants declare, the best build is the same. (A build without
-        its properties ranks the same whatever its provider answers, so the
-        optimistic ranking is the only one to try.)"""
-        out = []
-        for answer in answers:
-            ns = answer.namespace
-            if (answer.source == "disabled" and answer.notice and metadata.provider(ns).optional
-                    and ns not in self.settings.support.disabled):
-                if forced is None:
-                    declared: Dict[str, Tuple[str, ...]] = {}
-                    for props in metadata.variants.values():
-                        for feature, values in props.get(ns, {}).items():
-                            declared[feature] = tuple(dict.fromkeys(declared.get(feature, ()) + tuple(values)))
-                    optimistic = rank_variants(metadata, {**supported, ns: declared}, labels,
-                                               self.settings.preferences, self.settings.excluded.get(name, ()))
-                    moot = optimistic.order[:1] == ranking.order[:1]
-                else:
-                    moot = True
-                if moot:
-                    out.append(ns)
-        return tuple(out)
+        choice. Under ``--variant`` the user chose: all. Otherwise all are ranked
+        as if enabled together and supporting every value their variants declare:
+        if the best build stays the same, none matters (where a build lacks a
+        namespace's properties, what that namespace's provider answers cannot
+        reorder it against builds that have them); if another wins, the
+        namespaces it needs matter and the rest do not."""
+        off = [a.namespace for a in answers
+               if a.source == "disabled" and a.notice and metadata.provider(a.namespace).optional
+               and a.namespace not in self.settings.support.disabled]
+        if not off or forced is not None:
+            return tuple(off)
+        optimistic: Dict[str, Mapping[str, Tuple[str, ...]]] = dict(supported)
+        for ns in off:
+            declared: Dict[str, Tuple[str, ...]] = {}
+            for props in metadata.variants.values():
+                for feature, values in props.get(ns, {}).items():
+                    declared[feature] = tuple(dict.fromkeys(declared.get(feature, ()) + tuple(values)))
+            optimistic[ns] = declared
+        best = rank_variants(metadata, optimistic, labels, self.settings.preferences,
+                             self.settings.excluded.get(name, ())).order[:1]
+        if best == ranking.order[:1]:
+            return tuple(off)
+        needed = metadata.variants.get(best[0], {}) if best else {}
+        return tuple(ns for ns in off if ns not in needed)
 
     def check_wheel(self, project: str, metadata: VariantMetadata, label: str) -> Optional[Rejection]:
         """Is a single local variant wheel of ``project`` usable here? ``None`` when it is.

@@ -104,6 +104,18 @@ def test_an_optional_namespace_is_mentioned_only_where_enabling_it_could_change_
     assert forced.notices == ()  # the user chose
 
 
+def test_a_build_needing_two_optional_namespaces_keeps_both_notices():
+    static = {f"{ns}": {"static-properties": {"f": ["x"]}, "optional": True} for ns in ("a", "b")}
+    md = release({**static, "c": {"static-properties": {"f": ["x"]}}},
+                 {"ab": {"a": {"f": ["x"]}, "b": {"f": ["x"]}}, "c": {"c": {"f": ["x"]}}, "null": {}},
+                 namespaces=["a", "b", "c"])
+    sel = VariantEngine().select("pkg", "1.0", md)
+    assert sel.order == ("c", "null")
+    assert sorted(n.split("'")[1] for n in sel.notices) == ["a", "b"]
+    both = VariantEngine(VariantSettings(support=SupportSettings(enabled_optional=("a", "b"))))
+    assert both.select("pkg", "1.0", md).order[0] == "ab"
+
+
 def test_untrusted_plugin_is_never_run():  # test 13 / §11 behaviour 22
     md = release({"fictional": {"requires": ["provider-fictional-hw"]}},
                  {"hw": {"fictional": {"tech": ["x"]}}, "null": {}})

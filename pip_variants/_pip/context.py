@@ -84,7 +84,7 @@ def _fetch_failure(exc: BaseException) -> str:
     if "Timeout" in name or "timed out" in text:
         return "the request timed out"
     if name == "ChunkedEncodingError" or "Connection broken" in text:
-        return "the connection broke during the download, twice; try again"
+        return "the connection broke during the download; try again"
     retried = re.search(r"too many (\d{3}) error responses", text)
     if retried:
         return f"HTTP {retried.group(1)}, after retries"
@@ -357,10 +357,11 @@ class FinderContext:
         fitting_null = [source for source in fitting
                         if all(label_of(cand.link) == "null" for cand in groups[source]
                                if outcomes[source].fits(cand.link))]
-        if len(fitting_null) == len(fitting):
+        only_null = len(fitting_null) == len(fitting)
+        for source in fitting:  # set afresh: a later call may see more of a source's builds
+            outcomes[source].null_ranks_last = source in fitting_null and not only_null
+        if only_null:
             return  # null builds only: each as good as another, as stock pip sees equal files
-        for source in fitting_null:
-            outcomes[source].null_ranks_last = True
         fitting = [source for source in fitting if source not in fitting_null]
         if len(fitting) < 2 or all(outcomes[s].selection is outcomes[fitting[0]].selection for s in fitting):
             return  # one source with other builds that fit, or reconciled before

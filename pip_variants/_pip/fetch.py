@@ -144,9 +144,10 @@ def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]
     """The capped body and whether pip's HTTP cache answered (no request made).
 
     A body cut short (the connection reset or dropped mid-way) is fetched once
-    more, as pip resumes a wheel download: pip's own retries cover only a
+    more, as pip 25.1+ resumes a wheel download: pip's own retries cover only a
     request that gets no answer, and the file is a few kB."""
-    from pip._vendor.requests.exceptions import ChunkedEncodingError, ConnectionError
+    # Not ConnectionError: a read timeout arrives as one, and a retry would double --timeout.
+    from pip._vendor.requests.exceptions import ChunkedEncodingError
 
     _check_local(url)
     for attempt in (1, 2):
@@ -159,7 +160,7 @@ def _get(session: Any, url: str, headers: dict, read: Any) -> Tuple[bytes, bool]
             raise UnfollowedRedirect(final)
         try:
             return read(response), bool(getattr(response, "from_cache", False))
-        except (ChunkedEncodingError, ConnectionError) as exc:
+        except ChunkedEncodingError as exc:
             if attempt == 2:
                 raise
             # (a debug line: a background fetch must not print among pip's lines)

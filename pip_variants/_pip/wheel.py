@@ -83,7 +83,10 @@ def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[.
 
 
 def _raise_with_hint(exc: Exception, filename: str) -> None:
-    label = split_label(filename)[1]
+    try:
+        label = split_label(filename)[1]
+    except Exception:  # pip-variants itself is broken (a module gone): pip's own error, no hint
+        return
     if label is None or not exc.args or not isinstance(exc.args[0], str):
         return
     where, fix = turned_off_by()

@@ -72,15 +72,22 @@ def _other_site_dirs(activation: Any, prefix: str) -> List[Any]:
     import subprocess
 
     try:
+        # Not -E (unlike _has_pip_variants): PYTHONUSERBASE and PYTHONNOUSERSITE move or
+        # drop the user site for that Python's pip as well.
         proc = subprocess.run([python, "-c", _SITE_DIRS_CODE], capture_output=True, text=True, timeout=60,
                               stdin=subprocess.DEVNULL, env=dict(os.environ, PIP_NO_VARIANTS="1"))
         user, dirs = json.loads(proc.stdout)
     except (OSError, subprocess.SubprocessError, ValueError, TypeError):
         return []  # cannot tell: report the prefix's own directory, as before
-    own = os.path.realpath(activation.site_packages(prefix))
+
+    def real(path: str) -> str:
+        return os.path.normcase(os.path.realpath(path))
+
+    root = real(prefix)
     out = [activation.SiteDir(Path(user), "user")] if user else []
+    # (on Windows the prefix itself is one of its site directories)
     out += [activation.SiteDir(Path(d), "base") for d in dirs
-            if not os.path.realpath(d).startswith(os.path.realpath(prefix) + os.sep) and os.path.realpath(d) != own]
+            if real(d) != root and not real(d).startswith(root + os.sep)]
     return out
 
 

@@ -142,10 +142,11 @@ def isolated_plugin_dir(
     The directory is keyed by the sha256 of the sorted, normalised requirement
     set, ``key_extra`` (default: the running interpreter's cache tag and
     platform, since installed wheels are interpreter-specific) and
-    ``pip_args``, so later runs
-    reuse it. ``network_args`` (``--isolated``, ``--timeout``, ``--retries``)
-    go to the child too, but say nothing about what it installs: not in the key. Installs go to a temporary sibling that is renamed into place;
-    when a concurrent installer wins the rename, its directory is used.
+    ``pip_args``, so later runs reuse it. ``network_args`` (``--isolated``,
+    ``--timeout``, ``--retries``) go to the child too, but change nothing it
+    installs: they are not in the key. Installs go to a temporary sibling that
+    is renamed into place; when a concurrent installer wins the rename, its
+    directory is used.
     ``pip_command`` defaults to ``[sys.executable, "-m", "pip"]``.
     Raises :class:`ProviderError` when the install fails, :class:`ValueError`
     for an invalid requirement.

@@ -250,7 +250,6 @@ def test_failure_text_of_pip_network_errors():
         "redirected to file:///etc/passwd, which is not followed"
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 @pytest.mark.parametrize("hashed", [True, False])
 def test_a_download_cut_short_once_is_fetched_again(index, tmp_path, hashed):
     """pip resumes a wheel download whose connection broke; a variants.json is
@@ -267,9 +266,20 @@ def test_a_download_cut_short_twice_fails_in_words(index, tmp_path):
     with pytest.raises(Exception) as failure:
         _get(_session(tmp_path), _link(index, BODY))
     assert len(index.requested(NAME)) == 2
-    assert _fetch_failure(failure.value) == "the connection broke during the download, twice; try again"
+    assert _fetch_failure(failure.value) == "the connection broke during the download; try again"
 
 
+def test_a_read_timeout_is_not_retried(index, tmp_path):
+    """A stalled body is pip's --timeout to wait once, not twice."""
+    index.fault(NAME, "trickle", seconds=10, chunk=4, delay=3)
+    session = _session(tmp_path)
+    session.timeout = 1
+    with pytest.raises(Exception):
+        _get(session, _link(index, BODY))
+    assert len(index.requested(NAME)) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_local_fifo_is_refused_without_opening_it(tmp_path):
     """Opening a FIFO with no writer blocks for ever: a --find-links folder holding
     one under the index file's name must not hang pip."""

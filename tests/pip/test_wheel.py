@@ -120,3 +120,18 @@ def test_a_broken_install_falls_back_to_stock_names(patched, monkeypatch, caplog
         Wheel("pkg-1.0-py3-none-any-cu126.whl")
     said = [r.getMessage() for r in caplog.records if "internal error" in r.getMessage()]
     assert len(said) == 1 and "Wheel.__init__" in said[0], said
+
+
+def test_a_broken_install_under_no_variants_gives_pips_own_error(patched, monkeypatch):
+    from pip._internal.exceptions import InvalidWheelFilename
+    from pip._internal.models.wheel import Wheel
+
+    from pip_variants._pip import wheel as hook
+
+    def broken(filename):
+        raise ImportError("No module named 'pip_variants.filename'")
+
+    monkeypatch.setattr(hook, "split_label", broken)
+    monkeypatch.setattr(STATE, "off_by_option", True)
+    with pytest.raises(InvalidWheelFilename):
+        Wheel("pkg-1.0-py3-none-any-cu128.whl")
