@@ -297,7 +297,10 @@ def _stream_hash(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
 
 
 def _csv_field(text: str) -> str:
-    return f'"{text}"' if any(c in text for c in ',"\n') else text
+    """``text`` as :mod:`csv`'s default writer writes a field (RECORD is read with ``csv``)."""
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _create(path: Path) -> BinaryIO:

@@ -172,3 +172,10 @@ def test_unreadable_source_names_the_file(tmp_path):
     with pytest.raises(WheelZipError, match="bad.whl: cannot be read as a wheel"):
         rewrite_wheel(bad, tmp_path / "x.whl", record_name=RECORD, replace={}, date_time=DT)
     assert not (tmp_path / "x.whl").exists()
+
+
+@pytest.mark.parametrize("name", ['pkg/q"uote.txt', "pkg/c,omma.txt", 'pkg/"both",.txt'])
+def test_record_fields_read_back_with_csv(name):
+    from pip_variants.wheelzip import _csv_field
+
+    assert next(csv.reader(io.StringIO(f"{_csv_field(name)},sha256=x,1\n"))) == [name, "sha256=x", "1"]
