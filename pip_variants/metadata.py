@@ -611,6 +611,10 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
         # ``pip-variants index``, to_json_dict) agrees with them without it.
         across = (index.schema >= (0, 2, 0)) != (wheel.schema >= (0, 2, 0))
         for ns in wheel.variants[label]:
+            if ns in wheel.providers and ns not in index.providers:
+                # (an index file that drops abi_dependency from a 0.2.0 release still
+                # reads, as the drafts' form: variantlib and uv refuse it)
+                return f"namespace {ns!r} has a provider in the wheel but none in the index file"
             if ns not in index.providers or ns not in wheel.providers:
                 continue
             ours, theirs = index.providers[ns], wheel.providers[ns]

@@ -458,9 +458,11 @@ def make_variant(
         siblings = release_siblings(out_dir, parsed.name, parsed.version)
         if siblings is not None:
             release, paths = siblings
-            if notes is not None and release.namespaces:
+            # named as build_variant_metadata takes them (abi_dependency left out where others are)
+            taken = [ns for ns in release.namespaces if ns != ABI_DEPENDENCY] or list(release.namespaces)
+            if notes is not None and taken:
                 notes.append(
-                    f"namespaces {', '.join(release.namespaces)} taken from the release's variant wheels "
+                    f"namespaces {', '.join(taken)} taken from the release's variant wheels "
                     f"in {out_dir}: {', '.join(p.name for p in paths)} (give --namespaces to choose)"
                 )
     md = build_variant_metadata(label, properties, namespaces=namespaces, providers=providers,

@@ -398,3 +398,24 @@ def test_a_0_0_2_provider_entry_for_the_abi_namespace_is_ignored():
     doc["$schema"] = "https://variants-schema.wheelnext.dev/v0.0.3.json"
     with pytest.raises(InvalidVariantMetadata, match="reserved namespace 'abi_dependency' must not have a provider"):
         parse_metadata(doc, "x")
+
+
+def test_an_index_file_without_the_wheels_abi_provider_disagrees_with_it():
+    """A 0.2.0 file with abi_dependency dropped from its namespaces and providers
+    still reads (as the drafts' form); variantlib and uv refuse it for the release."""
+    schema = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+    wheel = parse_metadata({
+        "$schema": schema,
+        "default-priorities": {"namespace": ["x86_64", "abi_dependency"]},
+        "providers": {"x86_64": {"requires": ["x86-64-variant-provider>=0.2"]},
+                      "abi_dependency": {"builtin": "abi_dependency"}},
+        "variants": {"t29": {"x86_64": {"level": ["v3"]}, "abi_dependency": {"torch": ["2.9"]}}},
+    }, "wheel")
+    index = parse_metadata({
+        "$schema": schema,
+        "default-priorities": {"namespace": ["x86_64"]},
+        "providers": {"x86_64": {"requires": ["x86-64-variant-provider>=0.2"]}},
+        "variants": {"t29": {"x86_64": {"level": ["v3"]}, "abi_dependency": {"torch": ["2.9"]}}},
+    }, "index")
+    assert check_consistency(index, wheel, "t29") == (
+        "namespace 'abi_dependency' has a provider in the wheel but none in the index file")
