@@ -149,6 +149,14 @@ def _where_variant_is_set(parse: Callable[[Sequence[str]], Any], value: Optional
     return ""
 
 
+def _refuses(parse: Callable[..., Any], values: Sequence[str], option: str, also: Tuple[str, ...]) -> bool:
+    try:
+        parse(values, option, also=also)
+    except Exception:  # noqa: BLE001 - any refusal of these words
+        return True
+    return False
+
+
 def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
     """``read(value)``; its own error (a bad file or value) becomes pip's one-line error."""
     try:
@@ -161,6 +169,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     """Decide variants for this command and attach the state to ``finder``."""
     opts = Options(options)
     variant_variable = os.environ.get("PIP_VARIANT")  # before _export replaces it
+    namespace_variables = {name: os.environ.get(name) for name in ("PIP_VARIANT_DISABLE", "PIP_VARIANT_ENABLE")}
     _export(opts)
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
@@ -207,7 +216,9 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
                 parse_namespaces(values, option, also=also)
             except VariantError as exc:
                 variable = "PIP_" + option[2:].upper().replace("-", "_")
-                where = f" (from the {variable} environment variable)" if os.environ.get(variable) else ""
+                given = namespace_variables[variable]  # as the command found it, not as _export left it
+                where = (f" (from the {variable} environment variable)"
+                         if given and _refuses(parse_namespaces, given.split(), option, also) else "")
                 raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:

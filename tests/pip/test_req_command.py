@@ -205,3 +205,13 @@ def test_the_plugin_installer_gets_the_commands_network_options():
         "--isolated", "--timeout", "2.0", "--retries", "1"]
     assert _network_args(options(isolated_mode=False, timeout=15.0, retries=5)) == [
         "--timeout", "15.0", "--retries", "5"]
+
+
+@pytest.mark.parametrize("from_variable", [True, False])
+def test_a_bad_namespace_is_blamed_on_the_variable_only_when_it_came_from_there(patched, monkeypatch,
+                                                                                from_variable):
+    if from_variable:
+        monkeypatch.setenv("PIP_VARIANT_ENABLE", "NVIDIA")  # pip merges it into the option
+    with pytest.raises(VariantInstallationError) as failure:
+        _configure(pip_variants_enable=["NVIDIA"])
+    assert ("from the PIP_VARIANT_ENABLE environment variable" in str(failure.value)) is from_variable
