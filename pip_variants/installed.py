@@ -320,7 +320,10 @@ def check_installed(
     only plugins already installed; never the network.
     Raises :class:`~pip_variants.profile.InvalidProfile` for a bad profile.
     """
-    variants = list(iter_installed_variants(paths))
+    # The first of a name wins on sys.path, as imports go; each folder given is checked on its
+    # own (a --target folder and an environment may both hold the project).
+    variants = (list(iter_installed_variants()) if paths is None
+                else [v for path in paths for v in iter_installed_variants([path])])
     results: List[CheckResult] = []
     # Made (and a profile read) even with nothing installed: a bad profile is an error either way.
     if variants or profile_path:

@@ -482,9 +482,13 @@ class SupportResolver:
                 f"install such a version ('pip install \"{req.name}{req.specifier}\"'), or pass "
                 f"--allow-variant-plugin {_canonical(req.name)} to have one installed aside",
             )
+        if self.plugin_installer is None:  # pip-variants check, platform: nothing can be installed aside
+            advice = (f"install it here to let pip-variants ask it ('pip install \"{req.name}{req.specifier}\"'), "
+                      "or check against a profile exported where it runs (--variant-profile)")
+        else:
+            advice = f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}"
         return self._untrusted(
-            ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted",
-            f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}",
+            ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted", advice,
         )
 
     def _endpoint_owner(self, info: ProviderInfo, api: str, path: Optional[str] = None) -> Optional[Tuple[Any, str]]:

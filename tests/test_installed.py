@@ -169,3 +169,14 @@ def test_reinstall_commands_for_several_folders(site, tmp_path, monkeypatch):
         f"py -m pip install --force-reinstall --upgrade --target {site} Torch_Pkg==2.9.0"
         f" && py -m pip install --force-reinstall --upgrade --target {other} bar==2.0"
     )
+
+
+def test_each_folder_given_is_checked_on_its_own(site, tmp_path, monkeypatch):
+    """--path A --path B: the project in both folders, fitting in A only, is reported for B."""
+    fitting = tmp_path / "fitting"
+    _install(fitting, "torch_pkg-2.9.0.dist-info", _variant_json(
+        "Torch_Pkg", "2.9.0", "null", {}, {"nvidia": NVIDIA_PROVIDER}))
+    monkeypatch.setenv(DRIVER, "12.6")
+    report = check_installed([str(fitting), str(site)])
+    assert [r.status for r in report.results] == ["fits", "does-not-fit"]
+    assert f"--target {site} Torch_Pkg==2.9.0" in report.command

@@ -468,10 +468,15 @@ def test_plugin_timeout_comes_from_the_environment_for_every_caller(monkeypatch)
 def test_strict_makes_an_untrusted_plugin_an_error():  # §11 behaviour 22, strict half
     md = release({"fictional": {"requires": ["provider-fictional-hw"]}},
                  {"hw": {"fictional": {"tech": ["x"]}}, "null": {}})
-    engine = VariantEngine(VariantSettings(support=SupportSettings(strict=True)))
+    engine = VariantEngine(VariantSettings(support=SupportSettings(strict=True)),
+                           plugin_installer=lambda reqs: "/nowhere")
     with pytest.raises(StrictVariantError, match="not installed and not trusted; to allow it, pass "
                                                  "--allow-variant-plugin provider-fictional-hw"):
         engine.select("pkg", "1.0", md)
+    # where nothing can be installed aside (pip-variants check): install it here, or use a profile
+    checking = VariantEngine(VariantSettings(support=SupportSettings(strict=True)))
+    with pytest.raises(StrictVariantError, match="install it here to let pip-variants ask it"):
+        checking.select("pkg", "1.0", md)
     static = release({"blas": {"static-properties": {"lib": ["mkl"]}}}, {"mkl": {"blas": {"lib": ["mkl"]}}})
     assert engine.select("pkg", "1.0", static).order == ("mkl",)  # nothing to trust: unaffected
 

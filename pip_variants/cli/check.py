@@ -63,7 +63,13 @@ def _run(args: argparse.Namespace) -> int:
         print_json(report.to_dict())
     else:
         sys.stdout.write(format_report(report))
-    return EXIT_ERROR if report.not_fitting else EXIT_OK
+    if report.not_fitting:
+        # the exit status's one line, for scripts that keep only stderr (as the other errors say theirs)
+        names = ", ".join(sorted({r.variant.name for r in report.not_fitting}))
+        sys.stderr.write(f"pip-variants: {len(report.not_fitting)} installed variant(s) no longer fit "
+                         f"{report.target}: {names}; reinstall with: {report.command}\n")
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 _EXAMPLES = """\

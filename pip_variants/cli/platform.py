@@ -36,6 +36,8 @@ OVERRIDE_ENV_VARS: Tuple[str, ...] = (
     "ROCR_VISIBLE_DEVICES",
     "ROCM_PATH",
     "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP",
+    # what the abi_dependency provider takes an installed version to be (variantlib's name)
+    "VARIANT_ABI_DEPENDENCY",
 )
 #: ... and the families of them: ROCm's per-GPU ``HSA_OVERRIDE_GFX_VERSION_<node>``
 OVERRIDE_ENV_PREFIXES: Tuple[str, ...] = ("HSA_OVERRIDE_GFX_VERSION_",)

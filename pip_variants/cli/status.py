@@ -41,7 +41,7 @@ SETTING_ENV_VARS: Tuple[str, ...] = (
     "PIP_VARIANT_CONFIG",
 )
 #: pip-variants' own variables (not pip options).
-OWN_ENV_VARS: Tuple[str, ...] = ("PIP_VARIANTS_CACHE_DIR", "PIP_VARIANTS_NO_CACHE")
+OWN_ENV_VARS: Tuple[str, ...] = ("PIP_VARIANTS_CACHE_DIR", "PIP_VARIANTS_NO_CACHE", "PIP_VARIANTS_PLUGIN_TIMEOUT")
 #: The same options as pip.conf keys (any section: [global], [install], ...).
 PIP_CONFIG_KEYS: Tuple[str, ...] = (
     "no-variants", "variant", "variant-profile", "allow-variant-plugin", "variant-enable", "variant-strict",

@@ -36,8 +36,10 @@ def test_check_does_not_fit(run_cli, tmp_path):
                                "this machine supports 12.6")
     assert "1 of 1 installed variants no longer fit this machine" in proc.stdout
     assert lines[-1].strip().endswith(f"-m pip install --force-reinstall --upgrade --target {site} pkg==1.0")
+    (said,) = proc.stderr.splitlines()  # the exit status's one line
+    assert said.startswith("pip-variants: 1 installed variant(s) no longer fit this machine: pkg; reinstall with: ")
     js = run_cli("check", "--json", "--path", str(site), env={DRIVER: "12.6"})
-    assert js.returncode == 1
+    assert js.returncode == 1 and len(js.stderr.splitlines()) == 1
     data = json.loads(js.stdout)
     assert data["results"][0]["status"] == "does-not-fit" and data["not_fitting"] == 1
 

@@ -165,3 +165,10 @@ def test_shim_line_does_not_promise_variants_under_an_unsupported_pip():
 def test_json_says_where_the_shim_lives(run_cli):
     st = json.loads(run_cli("status", "--json", "--no-pip-config").stdout)
     assert set(st["shim"]) >= {"site", "kind", "inherited", "files", "others", "problem", "writable"}
+
+
+def test_status_lists_the_abi_and_plugin_timeout_variables(run_cli):
+    proc = run_cli("status", "--json", "--no-pip-config",
+                   env={"VARIANT_ABI_DEPENDENCY": "torch==2.9.0", "PIP_VARIANTS_PLUGIN_TIMEOUT": "5"})
+    env = json.loads(proc.stdout)["environment"]
+    assert env["VARIANT_ABI_DEPENDENCY"] == "torch==2.9.0" and env["PIP_VARIANTS_PLUGIN_TIMEOUT"] == "5"
