@@ -25,6 +25,10 @@ def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[
             # labels alone: pip list -o and pip index versions see variant-only releases
             if selecting() or labels_enabled():
                 _add_variant_files(self, module)
+            elif STATE.off_by_option:
+                # --no-variants: H2 notes what the folder's variant wheels offered (BC-1), then
+                # pip drops them as it drops any name it cannot read
+                _add_variant_files(self, module, wheels_only=True)
             elif STATE.cross_target_note is not None:  # the folder's variant wheels were just dropped
                 from .variants_off import note_cross_target_folder
 
@@ -36,7 +40,7 @@ def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[
     return _scan_directory
 
 
-def _add_variant_files(self: Any, module: Any) -> None:
+def _add_variant_files(self: Any, module: Any, wheels_only: bool = False) -> None:
     from ..filename import InvalidVariantFilename, parse_variants_json_filename, split_variant_label
 
     # The module's own bindings: the same packaging and URL helpers pip used.
@@ -57,7 +61,7 @@ def _add_variant_files(self: Any, module: Any) -> None:
                 project = parse_wheel_filename(plain)[0]
             except Exception:  # packaging's InvalidWheelFilename / InvalidVersion
                 continue
-        elif name.endswith("-variants.json"):
+        elif name.endswith("-variants.json") and not wheels_only:
             parsed = parse_variants_json_filename(name)
             if parsed is None:
                 continue

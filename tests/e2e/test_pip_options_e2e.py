@@ -82,15 +82,24 @@ def test_no_variants_gives_the_stock_choice(variant_venv, stock_venv, release, i
 
 def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_path):
     """BC-1 (PEP 817 SHOULD): a newest release that only variant wheels offer is named."""
-    publish("pkg", "1.0", None)
+    one = publish("pkg", "1.0", None)
     two = publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
                                               providers={"blas_lapack": static_provider({"library": ["openblas"]})},
                                               variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
                   plain=False)
+    said = ("pkg 2.0 has only variant wheels for this platform, and variants are off (--no-variants): "
+            "pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)")
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--no-variants")
     assert chosen == PLAIN, stderr
-    assert ("pkg 2.0 has only variant wheels for this platform, and variants are off (--no-variants): "
-            "pip takes pkg 1.0 instead. Drop --no-variants to install pkg 2.0 (if one of its variant wheels fits this machine)") in stderr
+    assert said in stderr
+    # the same from a find-links folder (pip 24.0+ drops its variant wheels while scanning it)
+    folder = tmp_path / "wheelhouse"
+    folder.mkdir()
+    for path in [*one, *two]:
+        shutil.copy(path, folder)
+    chosen, _, stderr = pick(variant_venv, folder, "pkg", "--no-variants")
+    assert chosen == PLAIN, stderr
+    assert said in stderr
     chosen, _, stderr = pick(variant_venv, index, "pkg==2.0", "--no-variants", check=False)
     assert chosen is None and "no other build of pkg fits" in stderr, stderr
     assert_clean(stderr)
