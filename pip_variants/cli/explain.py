@@ -181,6 +181,15 @@ def run_explain(
         expl = replace(expl, notes=expl.notes + (
             f"pip {version} is outside the range pip-variants supports ({SUPPORTED_PIP[0]}-{SUPPORTED_PIP[1]}): "
             "it ignores variant wheels; upgrade pip",))
+    if pip is None and expl.chosen:
+        from .. import activation
+
+        if not activation.is_active():  # explain loads the hooks itself: a plain pip here does not
+            from dataclasses import replace
+
+            expl = replace(expl, notes=expl.notes + (
+                "the start-up shim is not active in this environment: a plain 'pip install' here is stock "
+                "pip and ignores variant wheels; run 'pip-variants activate'",))
     if proc.returncode == 0 and proc.stderr.strip():
         from dataclasses import replace
 

@@ -237,6 +237,27 @@ def test_explain_runs_pip(demo_dir, tmp_path, machine, chosen, rejected):
 
 @needs_hooks
 @pytest.mark.e2e
+@pytest.mark.parametrize("active", [True, False])
+def test_explain_says_when_a_plain_pip_here_would_be_stock(demo_dir, tmp_path, monkeypatch, active):
+    """explain loads the hooks itself: where the shim is off, plain pip does not pick what it shows."""
+    from clihelpers import cli_env
+
+    from pip_variants import activation
+    from pip_variants.cli import explain as cli_explain
+
+    monkeypatch.setattr(cli_explain, "pip_command", lambda: [sys.executable, "-c", HOOKED_PIP])
+    monkeypatch.setattr(activation, "is_active", lambda prefix=None: active)
+    env = cli_env(tmp_path, {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
+                             "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "9.0"})
+    expl, rc = cli_explain.run_explain("demo-tensor", ["--no-index", "--find-links", str(demo_dir)], env=env,
+                                       timeout=180)
+    assert rc == 0 and expl.chosen.endswith("-cu128.whl"), expl.pip_error
+    said = [note for note in expl.notes if "start-up shim is not active" in note]
+    assert bool(said) is not active, expl.notes
+
+
+@needs_hooks
+@pytest.mark.e2e
 def test_explain_cli_subprocess(run_cli, demo_dir):
     proc = run_cli("explain", "demo-tensor", "--no-index", "--find-links", str(demo_dir),
                    env={"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": "12.8",
