@@ -272,7 +272,8 @@ def reinstall_command(results: Iterable[CheckResult], *, profile: Optional[str] 
     variant markers may name other dependencies than the old build's).
     Into a ``--target`` folder pip installs the whole tree anyway, in one command.
     """
-    pins = [f"{r.variant.name}=={r.variant.version}" for r in results if r.status == "does-not-fit"]
+    # Quoted: name and version come from a dist-info folder's name, which the wheel chose
+    pins = [_quote(f"{r.variant.name}=={r.variant.version}") for r in results if r.status == "does-not-fit"]
     if not pins:
         return None
     options = ["--variant-profile", _quote(profile)] if profile else []

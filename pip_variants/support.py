@@ -101,6 +101,14 @@ def _canonical(name: str) -> str:
     return canonicalize_name(name)
 
 
+def _shell_word(text: str) -> str:
+    """``text`` quoted for a command the user may paste: the index chose it (a
+    ``===`` specifier takes backticks and ``$(...)``)."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]):
     from packaging.requirements import Requirement
 
@@ -475,15 +483,16 @@ class SupportResolver:
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
         installed = _installed_version(req.name)
+        pip_install = f"pip install {_shell_word(f'{req.name}{req.specifier}')}"
         if installed is not None:  # there, but not a version the release accepts
             return self._untrusted(
                 ns, f"variant provider {req.name!r} for namespace {ns!r} is installed as {installed}, but the "
                     f"release needs {req.name}{req.specifier}",
-                f"install such a version ('pip install \"{req.name}{req.specifier}\"'), or pass "
+                f"install such a version ('{pip_install}'), or pass "
                 f"--allow-variant-plugin {_canonical(req.name)} to have one installed aside",
             )
         if self.plugin_installer is None:  # pip-variants check, platform: nothing can be installed aside
-            advice = (f"install it here to let pip-variants ask it ('pip install \"{req.name}{req.specifier}\"'), "
+            advice = (f"install it here to let pip-variants ask it ('{pip_install}'), "
                       "or check against a profile exported where it runs (--variant-profile)")
         else:
             advice = f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}"

@@ -180,3 +180,12 @@ def test_each_folder_given_is_checked_on_its_own(site, tmp_path, monkeypatch):
     report = check_installed([str(fitting), str(site)])
     assert [r.status for r in report.results] == ["fits", "does-not-fit"]
     assert f"--target {site} Torch_Pkg==2.9.0" in report.command
+
+
+def test_a_pin_in_the_reinstall_command_is_quoted_for_the_shell():
+    from pip_variants.installed import CheckResult, InstalledVariant, reinstall_command
+
+    odd = InstalledVariant(name="pkg", version="1.0;touch${IFS}PWNED;#", label="x", properties=(),
+                           dist_info="/nowhere/pkg.dist-info")
+    command = reinstall_command([CheckResult(odd, "does-not-fit")])
+    assert "'pkg==1.0;touch${IFS}PWNED;#'" in command

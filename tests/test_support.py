@@ -420,7 +420,7 @@ def test_an_installed_plugin_outside_the_requires_range_is_not_called_missing(tm
     assert answers[0].source == "untrusted"
     assert ("variant provider 'provider-fict-a' for namespace 'fict_a' is installed as 1.0, but the release needs "
             "provider-fict-a>=2") in answers[0].notice
-    assert "pip install \"provider-fict-a>=2\"" in answers[0].notice
+    assert "pip install 'provider-fict-a>=2'" in answers[0].notice
 
 
 def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tmp_path, monkeypatch):
@@ -575,3 +575,15 @@ def test_a_static_list_that_misses_a_declared_value_is_named_not_the_machine():
     # Disabled by the user: the static list is not what left mkl out.
     off = VariantEngine(VariantSettings(support=SupportSettings(disabled=("blas",)))).select("pkg", "1.0", md)
     assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; this machine supports no 'blas :: lib'"
+
+
+def test_a_requirement_in_a_printed_command_is_quoted_for_the_shell():
+    """A ``===`` specifier takes backticks: the index must not get a command run by a paste."""
+    md = parse_metadata({
+        "$schema": V020,
+        "default-priorities": {"namespace": ["evil"]},
+        "providers": {"evil": {"requires": ["evilprov===`touch${IFS}PWNED`"]}},
+        "variants": {"a": {"evil": {"k": ["a"]}}},
+    }, "x")
+    _, answers = SupportResolver().supported_for(md)
+    assert "'pip install 'evilprov===`touch${IFS}PWNED`''" in answers[0].notice

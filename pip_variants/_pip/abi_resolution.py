@@ -469,7 +469,7 @@ def _wrap_get_installation_error(original: Callable[..., Any]) -> Callable[..., 
 
                 ctx = getattr(getattr(self, "_finder", None), ATTR, None)
                 for line in abi_conflicts(getattr(e, "causes", ()), getattr(ctx, "forced", None)):
-                    messages.logger.error("%s", line)
+                    messages.logger.error("%s", messages.shown(line))
             except Exception as exc:
                 messages.debug("pip-variants: ABI conflict report failed: %r", exc)
         return original(self, e, *args, **kwargs)

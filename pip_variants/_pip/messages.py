@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Set, Tuple
 
-__all__ = ["logger", "info_enabled", "info_once", "warn_once", "debug", "internal_error", "reset"]
+__all__ = ["logger", "info_enabled", "info_once", "warn_once", "debug", "internal_error", "reset", "shown"]
 
 logger = logging.getLogger("pip_variants")
 
@@ -31,18 +31,28 @@ def info_enabled() -> bool:
     return logger.isEnabledFor(logging.INFO)
 
 
+def shown(message: str) -> str:
+    """Index text (URLs, reasons, requirements) may carry terminal control characters."""
+    if message.isprintable():
+        return message
+    from .._display import printable
+
+    return printable(message)
+
+
 def info_once(message: str) -> None:
     if _once(logging.INFO, message):
-        logger.info("%s", message)
+        logger.info("%s", shown(message))
 
 
 def warn_once(message: str) -> None:
     if _once(logging.WARNING, message):
-        logger.warning("%s", message)
+        logger.warning("%s", shown(message))
 
 
 def debug(message: str, *args: object) -> None:
-    logger.debug(message, *args)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s", shown(message % args if args else message))
 
 
 def internal_error(hook: str, exc: BaseException) -> None:

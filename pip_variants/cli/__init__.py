@@ -144,6 +144,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if handler is None:  # a usage error: the help goes where argparse's usage errors go
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _PrintableStream(out), _PrintableStream(err)  # type: ignore[assignment]
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:
@@ -173,6 +175,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         sys.stderr.write(f"{PROG}: error: {exc.strerror or exc}{where}\n")
         return EXIT_ERROR
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+class _PrintableStream:
+    """A text stream that writes what an index or a wheel named (URLs, reasons,
+    dist-info names, requirements) with its control characters escaped
+    (:mod:`pip_variants._display`); JSON output is ASCII already."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not text.isprintable():
+            from .._display import printable
+
+            text = printable(text)
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 #: module -> the distribution pip-variants depends on for it (an uninstalled one is

@@ -1,0 +1,34 @@
+"""``_pip/messages.py``: each line once, and never a raw terminal control character."""
+
+from __future__ import annotations
+
+import logging
+
+from pip_variants._pip import messages
+
+
+def test_index_text_reaches_the_log_without_control_characters(caplog):
+    messages.reset()
+    with caplog.at_level(logging.DEBUG, logger="pip_variants"):
+        messages.warn_once("pip-variants: could not fetch x (HTTP 404 Gone \x1b]0;pwned\x07\x1b[2J)")
+        messages.warn_once("pip-variants: could not fetch x (HTTP 404 Gone \x1b]0;pwned\x07\x1b[2J)")
+        messages.info_once("pkg 1.0: variant a (yanked: \x1b[31mred)")
+        messages.debug("pip-variants: %s", "\x1b[2J")
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["pip-variants: could not fetch x (HTTP 404 Gone \\x1b]0;pwned\\x07\\x1b[2J)",
+                    "pkg 1.0: variant a (yanked: \\x1b[31mred)", "pip-variants: \\x1b[2J"]
+    messages.reset()
+
+
+def test_the_command_line_escapes_what_it_prints(capsys, monkeypatch):
+    from pip_variants import cli
+
+    def handler(args):
+        print("NO FIT   pkg 1.0\x1b]0;pwned\x07")
+        return 0
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(parser, "parse_args", lambda argv: type("A", (), {"handler": staticmethod(handler)})())
+    assert cli.main([]) == 0
+    assert capsys.readouterr().out == "NO FIT   pkg 1.0\\x1b]0;pwned\\x07\n"
