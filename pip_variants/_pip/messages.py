@@ -59,6 +59,8 @@ def internal_error(hook: str, exc: BaseException) -> None:
     """Report a bug in a hook once and switch the process to stock behaviour."""
     from .state import STATE
 
+    if type(exc).__name__ == "BrokenStdoutLoggingError":  # `pip ... | head`: pip's own to report
+        raise exc
     if STATE.broken:  # stock behaviour was announced already: one warning, whatever fails after it
         logger.debug("pip-variants: internal error in %s after the fallback", hook, exc_info=exc)
         return

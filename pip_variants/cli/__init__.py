@@ -182,17 +182,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 class _PrintableStream:
     """A text stream that writes what an index or a wheel named (URLs, reasons,
     dist-info names, requirements) with its control characters escaped
-    (:mod:`pip_variants._display`); JSON output is ASCII already."""
+    (:mod:`pip_variants._display`; JSON output is ASCII already), and what the
+    stream's encoding cannot write as escapes, not as a traceback."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if self._stream is None:  # stdout closed (`>&-`): what was done stays done, quietly
+            return len(text)
         if not text.isprintable():
             from .._display import printable
 
             text = printable(text)
-        return int(self._stream.write(text))
+        try:
+            return int(self._stream.write(text))
+        except UnicodeEncodeError:
+            # a path the stream's encoding cannot spell (PYTHONIOENCODING=ascii, a cp1252
+            # file on Windows): written as escapes, after the work it reports is done
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return int(self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding)))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

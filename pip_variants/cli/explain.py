@@ -143,8 +143,10 @@ def run_explain(
         run_env = dict(os.environ if env is None else env)
         run_env[EXPLAIN_FILE_ENV] = records_path
         run_env.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        run_env["PYTHONIOENCODING"] = "utf-8"  # read back as written, whatever this process's streams use
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env, timeout=timeout)
+            proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                                  env=run_env, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise CLIError(f"pip did not finish within {timeout:.0f} s") from None
         except OSError as exc:

@@ -155,10 +155,11 @@ def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
     """pip-variants keys set in pip's configuration files, as pip reads them."""
     env = dict(os.environ)
     env["PIP_NO_VARIANTS"] = "1"  # plain pip is enough to list config; keep it fast
+    env["PYTHONIOENCODING"] = "utf-8"  # whatever this process's streams use: read back as written
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "pip", "config", "list"],
-            capture_output=True, text=True, timeout=timeout, env=env,
+            capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, env=env,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return {}, f"could not run 'pip config list': {exc}"

@@ -172,3 +172,14 @@ def test_status_lists_the_abi_and_plugin_timeout_variables(run_cli):
                    env={"VARIANT_ABI_DEPENDENCY": "torch==2.9.0", "PIP_VARIANTS_PLUGIN_TIMEOUT": "5"})
     env = json.loads(proc.stdout)["environment"]
     assert env["VARIANT_ABI_DEPENDENCY"] == "torch==2.9.0" and env["PIP_VARIANTS_PLUGIN_TIMEOUT"] == "5"
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_status_with_a_path_its_streams_cannot_spell(run_cli, tmp_path, encoding):
+    """A cp1252 file on Windows, PYTHONIOENCODING=ascii: escapes, never a traceback."""
+    cache = tmp_path / "日本 cache"
+    cache.mkdir()
+    proc = run_cli("status", env={"PYTHONIOENCODING": encoding, "PIP_VARIANTS_CACHE_DIR": str(cache)})
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "\\u65e5\\u672c cache" in proc.stdout

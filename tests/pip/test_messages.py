@@ -32,3 +32,14 @@ def test_the_command_line_escapes_what_it_prints(capsys, monkeypatch):
     monkeypatch.setattr(parser, "parse_args", lambda argv: type("A", (), {"handler": staticmethod(handler)})())
     assert cli.main([]) == 0
     assert capsys.readouterr().out == "NO FIT   pkg 1.0\\x1b]0;pwned\\x07\n"
+
+
+def test_a_broken_stdout_is_pips_to_report_not_an_internal_error(patched):
+    import pytest
+    from pip._internal.utils.logging import BrokenStdoutLoggingError
+
+    from pip_variants._pip.state import STATE
+
+    with pytest.raises(BrokenStdoutLoggingError):
+        messages.internal_error("CandidateEvaluator.get_applicable_candidates", BrokenStdoutLoggingError())
+    assert not STATE.broken
