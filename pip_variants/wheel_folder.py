@@ -83,6 +83,21 @@ def _norm_version(version: str) -> str:
         return version
 
 
+def _release_key(version: str) -> str:
+    """The version a release is found by: versions that compare equal share it
+    (``1.0`` and ``1.0.0``, as installers match an index file to its wheels)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return version
+    release = list(parsed.release)
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    return repr((parsed.epoch, tuple(release), parsed.pre, parsed.post, parsed.dev, parsed.local))
+
+
 @dataclass
 class Release:
     """One (project, version) of a folder."""
@@ -136,8 +151,8 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
             except InvalidVariantFilename as exc:
                 skipped.append(f"{name}: {exc}")
                 continue
-            key = (_canonical(parsed.name), _norm_version(parsed.version))
-            rel = releases.setdefault(key, Release(key[0], parsed.name, key[1]))
+            key = (_canonical(parsed.name), _release_key(parsed.version))
+            rel = releases.setdefault(key, Release(key[0], parsed.name, _norm_version(parsed.version)))
             rel.wheels.append(path)
             if parsed.label is not None:
                 rel.variant_wheels[path] = parsed.label
@@ -152,11 +167,11 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
         if parsed_json is None:
             skipped.append(f"{path.name}: not a {{name}}-{{version}}-variants.json name")
             continue
-        key = (_canonical(parsed_json[0]), _norm_version(parsed_json[1]))
+        key = (_canonical(parsed_json[0]), _release_key(parsed_json[1]))
         if key in releases:
             releases[key].index_file = path
         else:
-            skipped.append(f"{path.name}: no wheel of {key[0]} {key[1]} in {root}")
+            skipped.append(f"{path.name}: no wheel of {key[0]} {_norm_version(parsed_json[1])} in {root}")
     return releases, skipped, others
 
 
@@ -413,7 +428,9 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
             continue
         report.warnings.extend(_labels_dropped(rel, md))
         try:
-            payloads[root / rel.variants_json_name] = json.dumps(to_json_dict(md), indent=2) + "\n"
+            # an existing file of the release keeps its name (1.0.0 for wheels of 1.0): one file, not two
+            target = rel.index_file if rel.index_file is not None else root / rel.variants_json_name
+            payloads[target] = json.dumps(to_json_dict(md), indent=2) + "\n"
         except InvalidVariantMetadata as exc:
             raise PublishError(
                 f"{rel.project} {rel.version}: {exc.message}; the wheels carry metadata without a providers "
@@ -422,7 +439,7 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
     for path, text in payloads.items():
         _write(path, text, report.written)
         for rel in report.releases:
-            if root / rel.variants_json_name == path:
+            if rel.index_file is None and root / rel.variants_json_name == path:
                 rel.index_file = path
 
     projects: Dict[str, List[Path]] = {}
@@ -451,7 +468,7 @@ def release_siblings(
     if not root.is_dir():
         return None
     releases, _, _ = scan_releases(root)
-    rel = releases.get((_canonical(name), _norm_version(version)))
+    rel = releases.get((_canonical(name), _release_key(version)))
     if rel is None or not rel.variant_wheels:
         return None
     return combine_release(rel), sorted(rel.variant_wheels)

@@ -230,6 +230,23 @@ def test_index_writes_variants_json_and_pages(plain, tmp_path):
     assert build_index(dist, check=True).problems == []
 
 
+def test_an_index_file_spelling_the_version_otherwise_is_the_releases(plain, tmp_path):
+    """demo_pkg-1.0.0-variants.json belongs to wheels of 1.0 (installers compare
+    versions, not spellings): checked with them, and rewritten, not joined by a second file."""
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    assert build_index(dist).ok
+    (dist / "demo_pkg-1.0-variants.json").rename(dist / "demo_pkg-1.0.0-variants.json")
+    assert build_index(dist, check=True).problems == []
+    make_variant(plain, dist, label="x86_64_v4", properties=["x86_64 :: level :: v4"], namespaces=NS)
+    assert any("does not list labels x86_64_v4" in p for p in build_index(dist, check=True).problems)
+    report = build_index(dist)
+    assert report.ok and not report.skipped
+    assert sorted(p.name for p in dist.glob("*-variants.json")) == ["demo_pkg-1.0.0-variants.json"]
+    md = load_metadata((dist / "demo_pkg-1.0.0-variants.json").read_bytes(), "x")
+    assert "x86_64_v4" in md.variants
+
+
 def test_index_names_disagreeing_wheels(run_cli, plain, tmp_path):
     dist = tmp_path / "dist"
     make_variant(plain, dist, label="cu128", properties=CU128, namespaces=NS)
