@@ -298,9 +298,9 @@ def _in_user_site(dist_info: str) -> bool:
 
 
 def _quote(text: str) -> str:
-    import shlex
+    from ._display import shell_word
 
-    return shlex.quote(text)
+    return shell_word(text)
 
 
 def check_installed(

@@ -104,9 +104,9 @@ def _canonical(name: str) -> str:
 def _shell_word(text: str) -> str:
     """``text`` quoted for a command the user may paste: the index chose it (a
     ``===`` specifier takes backticks and ``$(...)``)."""
-    import shlex
+    from ._display import shell_word
 
-    return shlex.quote(text)
+    return shell_word(text)
 
 
 def _first_requirement(requires: Sequence[str], env: Optional[Mapping[str, str]]):

@@ -108,6 +108,9 @@ class Release:
     wheels: List[Path] = field(default_factory=list)
     variant_wheels: Dict[Path, str] = field(default_factory=dict)  # path -> label
     index_file: Optional[Path] = None
+    #: more files of this release's name and version (``pkg-1.0.0-variants.json`` beside
+    #: ``pkg-1.0-variants.json``): which one an installer reads depends on the listing
+    other_index_files: List[Path] = field(default_factory=list)
 
     @property
     def variants_json_name(self) -> str:
@@ -169,7 +172,11 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
             continue
         key = (_canonical(parsed_json[0]), _release_key(parsed_json[1]))
         if key in releases:
-            releases[key].index_file = path
+            rel = releases[key]
+            if rel.index_file is None:
+                rel.index_file = path
+            else:
+                rel.other_index_files.append(path)
         else:
             skipped.append(f"{path.name}: no wheel of {key[0]} {_norm_version(parsed_json[1])} in {root}")
     return releases, skipped, others
@@ -401,6 +408,13 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
     report = IndexReport(releases=sorted(releases.values(), key=lambda r: (r.project, r.version)), skipped=skipped)
     combined: Dict[Tuple[str, str], VariantMetadata] = {}
     for rel in report.releases:
+        if rel.other_index_files:
+            problem = (f"{rel.project} {rel.version} has several index files: "
+                       f"{', '.join(p.name for p in [rel.index_file, *rel.other_index_files] if p)}; an installer "
+                       "reads whichever the folder lists first: delete all but one")
+            if not check:
+                raise PublishError(problem)
+            report.problems.append(problem)
         if not rel.variant_wheels:
             continue
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from pip_variants._display import printable
@@ -13,8 +15,32 @@ from pip_variants._display import printable
     ("line\r", "line\\r"),
     ("two\nlines\tand a tab", "two\nlines\tand a tab"),
     ("\u202eevil", "\\u202eevil"),  # a bidirectional override reorders what the terminal shows
+    ("cache\u3000dir", "cache\u3000dir"),  # an ideographic space is no control: the path stays pasteable
     ("\x9b31m", "\\x9b31m"),  # C1 control sequence introducer
     ("naïve façade", "naïve façade"),
 ])
 def test_printable(text, expected):
     assert printable(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("pkg==1.0", "pkg==1.0"),
+    ("provider>=0.0.1,<1.0.0", '"provider>=0.0.1,<1.0.0"'),  # cmd.exe, PowerShell and POSIX shells alike
+    ("/opt/my app", '"/opt/my app"'),
+    ("pkg==1.0;touch PWNED", '"pkg==1.0;touch PWNED"'),
+])
+def test_shell_word(text, expected):
+    from pip_variants._display import shell_word
+
+    assert shell_word(text) == expected
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX quoting")
+@pytest.mark.parametrize("text", ["evil===`touch${IFS}PWNED`", "1.0;touch${IFS}PWNED;#", 'a"b', "100%"])
+def test_shell_word_keeps_a_posix_shell_from_expanding_anything(text):
+    import subprocess
+
+    from pip_variants._display import shell_word
+
+    echoed = subprocess.run(["sh", "-c", f"printf %s {shell_word(text)}"], capture_output=True, text=True)
+    assert echoed.stdout == text

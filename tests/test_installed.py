@@ -154,7 +154,7 @@ def test_reinstall_command_for_a_target_dir(site, monkeypatch):
     monkeypatch.setenv(DRIVER, "12.6")
     results = check_installed([str(site)]).results
     assert reinstall_command(results, target="/opt/my app") == (
-        "pip install --force-reinstall --upgrade --target '/opt/my app' Torch_Pkg==2.9.0"
+        'pip install --force-reinstall --upgrade --target "/opt/my app" Torch_Pkg==2.9.0'
     )
 
 

@@ -420,7 +420,7 @@ def test_an_installed_plugin_outside_the_requires_range_is_not_called_missing(tm
     assert answers[0].source == "untrusted"
     assert ("variant provider 'provider-fict-a' for namespace 'fict_a' is installed as 1.0, but the release needs "
             "provider-fict-a>=2") in answers[0].notice
-    assert "pip install 'provider-fict-a>=2'" in answers[0].notice
+    assert 'pip install "provider-fict-a>=2"' in answers[0].notice  # quoted as every shell reads it
 
 
 def test_an_editable_plugin_without_an_entry_point_is_refused_with_what_to_do(tmp_path, monkeypatch):

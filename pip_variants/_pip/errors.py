@@ -9,17 +9,25 @@ from __future__ import annotations
 from typing import Optional
 
 from ._compat import InstallationError, UnsupportedWheel
+from .messages import shown
 
 __all__ = ["VariantInstallationError", "UnsupportedVariantWheel", "as_user_error"]
 
 
 class VariantInstallationError(InstallationError):
     """A variant choice the user asked for cannot be honoured (``--variant``,
-    ``--variant-strict``, an unreadable ``--variant-profile``)."""
+    ``--variant-strict``, an unreadable ``--variant-profile``). pip prints the
+    message itself: index text in it is escaped here (:func:`.messages.shown`)."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(shown(str(message)), *args)
 
 
 class UnsupportedVariantWheel(UnsupportedWheel):
     """A local or direct-URL variant wheel that this machine does not support."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(shown(str(message)), *args)
 
 
 def as_user_error(exc: Exception, about: str = "") -> Optional[VariantInstallationError]:

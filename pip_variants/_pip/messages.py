@@ -33,7 +33,7 @@ def info_enabled() -> bool:
 
 def shown(message: str) -> str:
     """Index text (URLs, reasons, requirements) may carry terminal control characters."""
-    if message.isprintable():
+    if message.isprintable():  # (the usual case: no import)
         return message
     from .._display import printable
 

@@ -191,17 +191,19 @@ class _PrintableStream:
     def write(self, text: str) -> int:
         if self._stream is None:  # stdout closed (`>&-`): what was done stays done, quietly
             return len(text)
-        if not text.isprintable():
+        shown = text
+        if not (text.isprintable() or text[-1:] == "\n" and text[:-1].isprintable()):
             from .._display import printable
 
-            text = printable(text)
+            shown = printable(text)
         try:
-            return int(self._stream.write(text))
+            self._stream.write(shown)
         except UnicodeEncodeError:
             # a path the stream's encoding cannot spell (PYTHONIOENCODING=ascii, a cp1252
             # file on Windows): written as escapes, after the work it reports is done
             encoding = getattr(self._stream, "encoding", None) or "ascii"
-            return int(self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding)))
+            self._stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
+        return len(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

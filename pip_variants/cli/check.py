@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     paths: Optional[List[str]] = None
     target = None
     if args.path:
-        paths = [os.path.abspath(p) for p in args.path]
+        paths = list(dict.fromkeys(os.path.abspath(p) for p in args.path))
         for p in paths:
             if not os.path.isdir(p):
                 from . import CLIError

@@ -183,10 +183,14 @@ def run_explain(
         expl = replace(expl, notes=expl.notes + (
             f"pip {version} is outside the range pip-variants supports ({SUPPORTED_PIP[0]}-{SUPPORTED_PIP[1]}): "
             "it ignores variant wheels; upgrade pip",))
-    if pip is None and expl.chosen:
+    if pip is None and any(w.chosen and w.label for w in expl.wheels):
         from .. import activation
 
-        if not activation.is_active():  # explain loads the hooks itself: a plain pip here does not
+        try:
+            active = activation.is_active()
+        except OSError:  # an unreadable site directory: no note rather than no report
+            active = True
+        if not active:  # explain loads the hooks itself: a plain pip here does not
             from dataclasses import replace
 
             expl = replace(expl, notes=expl.notes + (

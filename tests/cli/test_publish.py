@@ -245,6 +245,11 @@ def test_an_index_file_spelling_the_version_otherwise_is_the_releases(plain, tmp
     assert sorted(p.name for p in dist.glob("*-variants.json")) == ["demo_pkg-1.0.0-variants.json"]
     md = load_metadata((dist / "demo_pkg-1.0.0-variants.json").read_bytes(), "x")
     assert "x86_64_v4" in md.variants
+    # two files for one release: which one pip reads depends on the folder's listing
+    (dist / "demo_pkg-1.0-variants.json").write_bytes((dist / "demo_pkg-1.0.0-variants.json").read_bytes())
+    assert any("has several index files" in p for p in build_index(dist, check=True).problems)
+    with pytest.raises(PublishError, match="delete all but one"):
+        build_index(dist)
 
 
 def test_index_names_disagreeing_wheels(run_cli, plain, tmp_path):
