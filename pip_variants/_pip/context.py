@@ -276,7 +276,12 @@ class FinderContext:
                     if version is not None:
                         key = (_compat.link_source(link), canonical, version)
                         # First listing wins, like pip's own link de-duplication.
-                        self.registry.setdefault(key, link)
+                        known = self.registry.setdefault(key, link)
+                        if known is not link and known.filename != filename:
+                            messages.warn_once(
+                                f"pip-variants: {redact(key[0])} lists two index files for {project_name} "
+                                f"{version}: {known.filename} and {filename}; using the first. Ask its "
+                                "publisher to keep one ('pip-variants index --check' finds them)")
                         if self.several_sources:
                             newest = _newer(newest, version, self.registry[key])
                         continue

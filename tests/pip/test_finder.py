@@ -33,6 +33,15 @@ def test_index_file_is_peeled_into_the_registry(patched, pkg_dir):
     assert all(c.link.filename.endswith(".whl") for c in finder.find_all_candidates("pkg"))
 
 
+def test_two_index_files_of_one_release_are_said(patched, pkg_dir, caplog):
+    """pkg-1.0.0-variants.json beside pkg-1.0-variants.json: pip reads the first listed."""
+    (pkg_dir / "pkg-1.0.0-variants.json").write_bytes((pkg_dir / "pkg-1.0-variants.json").read_bytes())
+    finder = variant_finder([str(pkg_dir)])
+    finder.find_all_candidates("pkg")
+    said = [r.getMessage() for r in caplog.records if "two index files" in r.getMessage()]
+    assert len(said) == 1 and "pkg-1.0-variants.json" in said[0] and "pkg-1.0.0-variants.json" in said[0]
+
+
 def test_in_wheel_metadata_is_used_without_an_index_file(patched, tmp_path):
     d = tmp_path / "wheels"
     d.mkdir()
