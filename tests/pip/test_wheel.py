@@ -100,19 +100,22 @@ def test_variants_off_by_option_names_the_label_of_a_rejected_name(patched, in_c
     assert "variant wheel" not in str(exc.value)
 
 
-def test_a_broken_install_falls_back_to_stock_names(patched, monkeypatch, caplog):
-    """pip_variants.filename unloadable (a file deleted from site-packages): a
-    labelled name is refused as stock pip refuses it, after one warning."""
-    from pip._internal.exceptions import InvalidWheelFilename
-    from pip._internal.models.wheel import Wheel
-
+@pytest.fixture
+def without_filename_module(patched, monkeypatch):
+    """pip_variants.filename unloadable (a file deleted from site-packages)."""
     from pip_variants._pip import wheel as hook
-    from pip_variants._pip.state import STATE
 
     def broken(filename):
         raise ImportError("No module named 'pip_variants.filename'")
 
     monkeypatch.setattr(hook, "split_label", broken)
+
+
+def test_a_broken_install_falls_back_to_stock_names(without_filename_module, monkeypatch, caplog):
+    """A labelled name is refused as stock pip refuses it, after one warning."""
+    from pip._internal.exceptions import InvalidWheelFilename
+    from pip._internal.models.wheel import Wheel
+
     monkeypatch.setattr(STATE, "labels", True)
     with pytest.raises(InvalidWheelFilename):
         Wheel("pkg-1.0-py3-none-any-cu128.whl")
@@ -122,16 +125,10 @@ def test_a_broken_install_falls_back_to_stock_names(patched, monkeypatch, caplog
     assert len(said) == 1 and "Wheel.__init__" in said[0], said
 
 
-def test_a_broken_install_under_no_variants_gives_pips_own_error(patched, monkeypatch):
+def test_a_broken_install_under_no_variants_gives_pips_own_error(without_filename_module, monkeypatch):
     from pip._internal.exceptions import InvalidWheelFilename
     from pip._internal.models.wheel import Wheel
 
-    from pip_variants._pip import wheel as hook
-
-    def broken(filename):
-        raise ImportError("No module named 'pip_variants.filename'")
-
-    monkeypatch.setattr(hook, "split_label", broken)
     monkeypatch.setattr(STATE, "off_by_option", True)
     with pytest.raises(InvalidWheelFilename):
         Wheel("pkg-1.0-py3-none-any-cu128.whl")
