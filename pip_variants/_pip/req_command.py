@@ -136,25 +136,17 @@ def _network_args(options: Any) -> List[str]:
     return args
 
 
-def _where_variant_is_set(parse: Callable[[Sequence[str]], Any], value: Optional[str]) -> str:
-    """`` (from PIP_VARIANT)`` where that variable (``value``, as the command
-    found it) holds the bad value: pip merges it with the command line, and the
-    user may not think of it."""
+def _where_set(variable: str, value: Optional[str], read: Callable[[str], Any]) -> str:
+    """`` (from the VARIABLE environment variable)`` where that variable's own
+    ``value`` (as the command found it) is refused by ``read``: pip merges the
+    variable with the command line, and the user may not think of it."""
     if not value:
         return ""
     try:
-        parse([value])
+        read(value)
     except Exception:  # noqa: BLE001 - any refusal of the variable's own words
-        return " (from the PIP_VARIANT environment variable)"
+        return f" (from the {variable} environment variable)"
     return ""
-
-
-def _refuses(parse: Callable[..., Any], values: Sequence[str], option: str, also: Tuple[str, ...]) -> bool:
-    try:
-        parse(values, option, also=also)
-    except Exception:  # noqa: BLE001 - any refusal of these words
-        return True
-    return False
 
 
 def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
@@ -216,9 +208,9 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
                 parse_namespaces(values, option, also=also)
             except VariantError as exc:
                 variable = "PIP_" + option[2:].upper().replace("-", "_")
-                given = namespace_variables[variable]  # as the command found it, not as _export left it
-                where = (f" (from the {variable} environment variable)"
-                         if given and _refuses(parse_namespaces, given.split(), option, also) else "")
+                # as the command found it, not as _export left it
+                where = _where_set(variable, namespace_variables[variable],
+                                   lambda value: parse_namespaces(value.split(), option, also=also))
                 raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:
@@ -227,7 +219,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         try:
             forced = parse_forced(opts.variant)
         except VariantError as exc:
-            raise VariantInstallationError(str(exc) + _where_variant_is_set(parse_forced, variant_variable)) from None
+            where = _where_set("PIP_VARIANT", variant_variable, lambda value: parse_forced([value]))
+            raise VariantInstallationError(f"{exc}{where}") from None
         if variant_variable:
             STATE.forced_by_variable = parse_forced([variant_variable])
     cross = _compat.cross_target_options(getattr(finder, "target_python", None))
