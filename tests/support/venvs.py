@@ -485,7 +485,8 @@ def create_venv(
         [
             vpython,
             "-c",
-            "import pip, sysconfig; print(pip.__version__); "
+            # the distribution's version: pip.__version__ stays 26.2.2 in 26.2.2.post1
+            "import importlib.metadata, sysconfig; print(importlib.metadata.version('pip')); "
             "print(sysconfig.get_paths()['purelib'])",
         ],
         what="probing the venv",
