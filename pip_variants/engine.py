@@ -167,9 +167,11 @@ class Selection:
             why = "the null variant"
             if self.forced != label and not any(l != NULL_LABEL for l in self.order):
                 # Where others fit, something after the ranking (hash pins) set them aside.
-                excluded = any(r.reason == "excluded" for r in self.ranking.rejected.values())
-                why += (": no other variant fits this machine or was left by --variant-exclude" if excluded
-                        else ": no other variant fits this machine")
+                rejected = self.ranking.rejected.values()
+                excluded = any(r.reason == "excluded" for r in rejected)
+                holder = next((r.holder for r in rejected if r.reason == "unsupported"), "this machine")
+                why += (f": no other variant fits {holder} or was left by --variant-exclude" if excluded
+                        else f": no other variant fits {holder}")
         else:
             why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
         extra = " (chosen with --variant)" if self.forced == label else ""
@@ -247,8 +249,9 @@ class VariantEngine:
         except StrictVariantError as exc:
             raise StrictVariantError(f"{project} {version}: {exc}") from None
         name = canonical_name(project)
+        holder = self.resolver.holder
         ranking = rank_variants(
-            metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())
+            metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ()), holder
         )
         forced = self.settings.forced.get(name)
         problem = None
@@ -256,7 +259,7 @@ class VariantEngine:
             if forced not in metadata.variants or forced not in labels:
                 available = [l for l in labels if l in metadata.variants]
                 raise VariantLabelNotFound(project, version, forced, available)
-            problem = find_incompatibility(forced, metadata.variants[forced], supported)
+            problem = find_incompatibility(forced, metadata.variants[forced], supported, holder)
             if problem is not None:
                 problem = _static_view(metadata, problem, supported)
         if ranking.rejected:
@@ -312,4 +315,4 @@ class VariantEngine:
         if self.settings.forced.get(canonical_name(project)) == label:
             return None
         supported, _ = self.supported_for(metadata)
-        return find_incompatibility(label, metadata.variants[label], supported)
+        return find_incompatibility(label, metadata.variants[label], supported, self.resolver.holder)

@@ -554,7 +554,8 @@ def render(expl: Explanation) -> str:
         lines.append(f"  rank: 1 is tried first; {dash}; * marks pip's choice")
     if expl.providers:
         lines.append("")
-        lines.append("What this machine supports (per namespace of the release):")
+        holder = "the variant profile" if any(p.source == "profile" for p in expl.providers) else "this machine"
+        lines.append(f"What {holder} supports (per namespace of the release):")
         for p in expl.providers:
             lines.append(f"  {p.namespace} (from {p.source})")
             if p.supported:

@@ -251,7 +251,7 @@ def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
         return CheckResult(variant, "fits", "the null variant fits every machine")
     md = variant.metadata
     supported, answers = resolver.supported_for(md)
-    rejection = find_incompatibility(variant.label, md.variants[variant.label], supported)
+    rejection = find_incompatibility(variant.label, md.variants[variant.label], supported, resolver.holder)
     if rejection is None:
         return CheckResult(variant, "fits")
     answer = next((a for a in answers if a.namespace == rejection.namespace), None)

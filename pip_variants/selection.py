@@ -58,6 +58,8 @@ class Rejection:
     declared: Tuple[str, ...] = ()
     supported: Tuple[str, ...] = ()
     detail: str = ""
+    #: whose support ``supported`` is: this machine, or the profile standing in for it
+    holder: str = "this machine"
 
     def __str__(self) -> str:
         if self.reason != "unsupported":
@@ -65,9 +67,9 @@ class Rejection:
         needs = " or ".join(f"{self.namespace} :: {self.feature} :: {v}" for v in self.declared)
         if self.supported:
             shown = ", ".join(self.supported[:6]) + (", ..." if len(self.supported) > 6 else "")
-            have = f"this machine supports {shown}"
+            have = f"{self.holder} supports {shown}"
         else:
-            have = self.detail or f"this machine supports no '{self.namespace} :: {self.feature}'"
+            have = self.detail or f"{self.holder} supports no '{self.namespace} :: {self.feature}'"
         return f"needs {needs}; {have}"
 
 
@@ -89,11 +91,13 @@ class Ranking:
         return self.order[0] if self.order else None
 
 
-def find_incompatibility(label: str, props: PropertySet, supported: Supported) -> Optional[Rejection]:
+def find_incompatibility(label: str, props: PropertySet, supported: Supported,
+                         holder: str = "this machine") -> Optional[Rejection]:
     """The first declared feature none of whose values is supported, or ``None``.
 
     PR-1: every declared feature needs at least one supported value (AND across
     features, OR within one). A variant with no properties is always compatible.
+    ``holder`` names whose support ``supported`` is, for the message.
     """
     for ns, features in props.items():
         ns_supported = supported.get(ns, {})
@@ -101,7 +105,7 @@ def find_incompatibility(label: str, props: PropertySet, supported: Supported) -
             have = tuple(ns_supported.get(feature, ()))
             # A variant declares one or two values; the supported list can be a hundred long.
             if not any(value in have for value in values):
-                return Rejection(label, "unsupported", ns, feature, tuple(values), have)
+                return Rejection(label, "unsupported", ns, feature, tuple(values), have, holder=holder)
     return None
 
 
@@ -163,8 +167,10 @@ def rank_variants(
     labels: Optional[Iterable[str]] = None,
     prefs: Preferences = Preferences(),
     exclude: Iterable[str] = (),
+    holder: str = "this machine",
 ) -> Ranking:
-    """Filter and order ``labels`` (default: every label in ``metadata``)."""
+    """Filter and order ``labels`` (default: every label in ``metadata``);
+    ``holder`` names whose support ``supported`` is, for rejections."""
     wanted = list(metadata.variants) if labels is None else list(dict.fromkeys(labels))
     excluded = set(exclude)
     # The orders of :func:`orders_for`, as positions, and only for the features
@@ -185,7 +191,7 @@ def rank_variants(
             )
             continue
         props = metadata.variants[label]
-        problem = find_incompatibility(label, props, supported)
+        problem = find_incompatibility(label, props, supported, holder)
         if problem is not None:
             rejected[label] = problem
             continue

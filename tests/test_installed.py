@@ -112,6 +112,7 @@ def test_check_against_a_profile(site, tmp_path):
         "nvidia": {"cuda_version_lower_bound": ["12.6", "12.5"]}}}))
     report = check_installed([str(site)], profile_path=str(profile))
     assert report.results[0].status == "does-not-fit"
+    assert report.results[0].reason.endswith("; the variant profile supports 12.6, 12.5")
     assert f"--variant-profile {profile}" in report.command
     assert report.target == f"variant profile {profile}"
 

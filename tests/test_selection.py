@@ -24,6 +24,9 @@ def test_single_value_miss():  # 5
     r = rank_variants(m, {"simd": {"level": ("v3", "v2", "v1")}})
     assert r.order == ("null",)
     assert str(r.rejected["a"]) == "needs simd :: level :: v4; this machine supports v3, v2, v1"
+    # a profile standing in for the machine is named as what supports
+    r = rank_variants(m, {"simd": {"level": ("v3",)}}, holder="the variant profile")
+    assert str(r.rejected["a"]) == "needs simd :: level :: v4; the variant profile supports v3"
 
 
 def test_multi_value_or():  # 6

@@ -261,6 +261,11 @@ def test_profile_replaces_detection(tmp_path):  # test 15
     settings = SupportSettings(profile=load_profile(str(profile)), profile_source=str(profile))
     sel = VariantEngine(VariantSettings(support=settings)).select("pkg", "1.0", md)
     assert sel.order == ("cu128", "ob")  # static entries still win over the profile (step 2)
+    # what the profile lacks is said as the profile's, not this machine's
+    md = release({"nvidia": NVIDIA}, {"cu130": {"nvidia": {"cuda_version_lower_bound": ["13.0"]}}, "null": {}})
+    sel = VariantEngine(VariantSettings(support=settings)).select("pkg", "1.0", md)
+    assert str(sel.ranking.rejected["cu130"]).endswith("; the variant profile supports 12.8, 12.6")
+    assert sel.describe("null").endswith("(the null variant: no other variant fits the variant profile)")
 
 
 def test_forced_label():

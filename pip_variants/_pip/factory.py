@@ -146,7 +146,8 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
         if rejection.reason == "unsupported":  # what --variant overrides
             hint = (f"; to install it anyway (for another machine), add --variant "
                     f"{_compat.canonical_name(parsed.name)}={label}")
-        raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant on this system: {rejection}{hint}")
+        where = "on this system" if rejection.holder == "this machine" else f"for {rejection.holder}"
+        raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant {where}: {rejection}{hint}")
     supported, answers = ctx.engine.supported_for(metadata)
     for answer in answers:
         if answer.notice:
@@ -154,11 +155,12 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
     if ctx.forced.get(_compat.canonical_name(parsed.name)) == label and not ctx.only_forced:
         from ..selection import find_incompatibility
 
-        problem = find_incompatibility(label, metadata.variants[label], supported)
+        holder = ctx.engine.resolver.holder
+        problem = find_incompatibility(label, metadata.variants[label], supported, holder)
         if problem is not None:  # as for a build chosen from an index
             messages.warn_once(
                 f"pip-variants: {parsed.name} {parsed.version}: variant {label} was chosen with --variant, "
-                f"but this machine does not support it ({problem}); taking it anyway"
+                f"but {holder} does not support it ({problem}); taking it anyway"
             )
     if messages.info_enabled():
         props = format_property_set(metadata.variants.get(label, {}))

@@ -188,8 +188,9 @@ def _summary(out: Outcome) -> str:
     for url, why in list(out.dropped_links.items())[:2]:
         parts.append(f"{url.rsplit('/', 1)[-1]}: {why}")
     rejected = out.selection.rejected.values() if out.selection is not None else ()
-    what = ("no variant fits this machine or was left by --variant-exclude"
-            if any(r.reason == "excluded" for r in rejected) else "no variant fits this machine")
+    holder = next((r.holder for r in rejected if r.reason == "unsupported"), "this machine")
+    what = (f"no variant fits {holder} or was left by --variant-exclude"
+            if any(r.reason == "excluded" for r in rejected) else f"no variant fits {holder}")
     return what + (f" ({'; '.join(parts)})" if parts else "")
 
 
@@ -514,6 +515,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     the release pip takes (the newest, or an older one it falls back to).
     ``hash_pinned``: in hash-checking mode, the newest release's files the pins left."""
     project = ctx.project
+    holder = ctx.finder.engine.resolver.holder if newest_outcomes else "this machine"
     for out in newest_outcomes:
         if out.selection is not None:
             for notice in out.selection.notices:
@@ -521,7 +523,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     if not final:
         if newest_outcomes:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)})."
+                f"pip-variants: no distribution of {project} {newest} fits {holder} ({_why(newest_outcomes)})."
                 f"{_pins_hint(ctx, hash_pinned)} Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
@@ -539,7 +541,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             )
         else:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits this machine ({_why(newest_outcomes)}); "
+                f"pip-variants: no distribution of {project} {newest} fits {holder} ({_why(newest_outcomes)}); "
                 f"pip will try older versions. Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
     if label is not None:
@@ -555,7 +557,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         elif all(getattr(c.link, "is_yanked", False) for c in fitting):  # pip ranks a yanked file last
             reason = getattr(fitting[-1].link, "yanked_reason", None) or "no reason given"
             messages.warn_once(
-                f"pip-variants: the variant wheels of {project} {newest} that fit this machine are yanked "
+                f"pip-variants: the variant wheels of {project} {newest} that fit {holder} are yanked "
                 f"({reason}); installing {what} instead. To install the yanked build anyway: "
                 f"'{ctx.canonical}=={newest}' --variant {ctx.canonical}={label_of(fitting[-1].link)}"
             )
@@ -603,7 +605,7 @@ def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *
         also = f", with {' and '.join(str(r) for r in abi)} as it requires" if abi else ""
         messages.warn_once(
             f"pip-variants: {project} {version}: variant {label} was chosen with --variant, "
-            f"but this machine does not support it ({problem}); taking it anyway{also}"
+            f"but {problem.holder} does not support it ({problem}); taking it anyway{also}"
         )
 
 

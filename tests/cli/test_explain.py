@@ -10,6 +10,7 @@ import pytest
 
 from pip_variants.engine import VariantEngine, VariantSettings
 from pip_variants.explain import (
+    ProviderAnswer,
     build_explanation,
     chosen_from_report,
     read_records,
@@ -82,10 +83,19 @@ def test_record_then_render(tmp_path):
     assert "* 1     demo-1.0-py3-none-any-g124.whl" in text
     assert STATIC_MISS in text
     assert "api: 12.4, 12.2" in text
+    assert "What this machine supports" in text
 
     data = expl.to_json()
     json.dumps(data)
     assert data["chosen_label"] == "g124" and data["wheels"][0]["rank"] == 1
+
+
+def test_a_profile_is_named_as_what_supports(tmp_path):
+    from dataclasses import replace
+
+    expl = build_explanation([], "demo")
+    expl = replace(expl, providers=(ProviderAnswer("gpu", "profile", {"api": ("12.4",)}),))
+    assert "What the variant profile supports (per namespace of the release):" in render(expl)
 
 
 def test_forced_label_is_shown(tmp_path):

@@ -366,6 +366,18 @@ def test_falling_back_to_an_older_release_reports_its_variant(patched, newer_mis
     assert getattr(finder, ATTR).chosen == {("pkg", Version("1.0")): "fv3"}
 
 
+def test_a_profile_is_named_where_nothing_fits_it(patched, newer_misfit_dir, caplog, tmp_path):
+    import json
+
+    profile = tmp_path / "target.json"
+    profile.write_text(json.dumps({"fake": {"level": ["v3", "v2", "v1"]}}))
+    finder = variant_finder([str(newer_misfit_dir)], pip_variants_profile=str(profile))
+    with caplog.at_level("INFO", logger="pip_variants"):
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+    (text,) = [text for level, text in _logged(caplog) if "no distribution of pkg 2.0" in text]
+    assert "no distribution of pkg 2.0 fits the variant profile (no variant fits the variant profile (fv9: " in text
+
+
 def test_forced_label_missing_from_the_newest_release_is_one_warning(patched, newer_misfit_dir, caplog):
     finder = variant_finder([str(newer_misfit_dir)], pip_variants_variant=["pkg=fv1"])
     with caplog.at_level("WARNING", logger="pip_variants"):
