@@ -50,8 +50,6 @@ __all__ = [
     "describing_only",
     "find_variant_json",
     "check_consistency",
-    "to_json_dict",
-    "dumps",
 ]
 
 #: Larger files are refused: real ones (torch, numpy) are a few kB.
@@ -623,72 +621,6 @@ def check_consistency(index: VariantMetadata, wheel: VariantMetadata, label: str
             if ours != theirs:
                 return f"provider for namespace {ns!r} differs between the wheel and the index file"
     return None
-
-
-# ------------------------------------------------------------------------- writing
-
-
-def _provider_to_json(info: ProviderInfo) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    if info.builtin is not None:
-        out["builtin"] = info.builtin
-    elif info.static_properties is not None:
-        out["static-properties"] = {f: list(v) for f, v in info.static_properties}
-        if len(info.static_properties) > 1:
-            out["feature-order"] = [f for f, _ in info.static_properties]
-    else:
-        out["requires"] = list(info.requires)
-        if info.plugin_api is not None:
-            out["plugin-api"] = info.plugin_api
-    if info.optional:
-        out["optional"] = True
-    return out
-
-
-def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """The Providers PEP's 0.2.0 document for ``md`` (optionally only some labels).
-
-    0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
-    namespace is then asked everywhere; :func:`check_consistency` knows)."""
-    keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
-    namespaces = list(md.namespaces)
-    if ABI_DEPENDENCY not in namespaces and any(ABI_DEPENDENCY in md.variants[label] for label in keep):
-        # The PEP drafts' literal namespace, unlisted and without a provider: in
-        # 0.2.0 every namespace used is listed, so it becomes the built-in
-        # provider, ranked last as the drafts rank it (uv refuses the file otherwise).
-        namespaces.append(ABI_DEPENDENCY)
-    prio: Dict[str, Any] = {"namespace": namespaces}
-    if md.feature_priorities:
-        prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
-    if md.property_priorities:
-        prio["property"] = {
-            ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
-        }
-    # A 0.1.x file lists the literal abi_dependency namespace without a provider
-    # table (and the drafts' files do not list it at all): in 0.2.0 it is the
-    # built-in provider.
-    providers = {
-        ns: _provider_to_json(
-            md.provider(ns) if ns != ABI_DEPENDENCY or ns in md.providers else ProviderInfo(ns, builtin=ABI_DEPENDENCY)
-        )
-        for ns in namespaces
-    }
-    for ns, entry in providers.items():
-        if not entry:
-            raise InvalidVariantMetadata(md.source, f"no provider information for namespace {ns!r}")
-    return {
-        "$schema": SCHEMA_URLS[(0, 2, 0)],
-        "default-priorities": prio,
-        "providers": providers,
-        "variants": {
-            label: {ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.variants[label].items()}
-            for label in sorted(keep)
-        },
-    }
-
-
-def dumps(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> str:
-    return json.dumps(to_json_dict(md, labels), indent=2, sort_keys=False) + "\n"
 
 
 def warn_long_labels(md: VariantMetadata) -> List[str]:

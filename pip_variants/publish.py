@@ -33,8 +33,8 @@ from .metadata import (
     VariantMetadata,
     load_wheel_metadata,
     parse_metadata,
-    to_json_dict,
 )
+from .metadata_write import to_json_dict
 from .properties import (
     InvalidVariantProperty,
     VariantProperty,

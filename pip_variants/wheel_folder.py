@@ -34,9 +34,9 @@ from .metadata import (
     check_consistency,
     load_metadata,
     load_wheel_metadata,
-    to_json_dict,
 )
 from .metadata_merge import merge_metadata
+from .metadata_write import to_json_dict
 from .properties import VariantProperty, iter_properties
 
 __all__ = [

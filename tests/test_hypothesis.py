@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pip_variants.filename import InvalidVariantFilename, parse_wheel_filename, split_variant_label
-from pip_variants.metadata import InvalidVariantMetadata, dumps, load_metadata, parse_metadata
+from pip_variants.metadata import InvalidVariantMetadata, load_metadata, parse_metadata
+from pip_variants.metadata_write import dumps
 from pip_variants.selection import rank_variants
 
 ident = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=6)

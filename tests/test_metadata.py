@@ -1,7 +1,6 @@
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -12,45 +11,13 @@ from pip_variants.metadata import (
     _is_object_reference,
     _schema_url_version,
     check_consistency,
-    dumps,
     load_metadata,
     load_wheel_metadata,
     parse_metadata,
     schema_version,
 )
 
-from support.metadata_docs import V003, V011, V020, V020_DOC
-
-# torch 2.8 as served by WheelNext's index: unversioned $schema, enable-if,
-# and the legacy null variant "00000000".
-TORCH_28 = {
-    "$schema": "https://variants-schema.wheelnext.dev/",
-    "default-priorities": {"namespace": ["nvidia"]},
-    "providers": {
-        "nvidia": {
-            "enable-if": "platform_system == 'Linux' or platform_system == 'Windows'",
-            "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin",
-            "requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
-        }
-    },
-    "variants": {
-        "00000000": {},
-        "cu126": {"nvidia": {"cuda_version_lower_bound": ["12.6"], "sm_arch": ["50_real", "90_real"]}},
-        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"], "sm_arch": ["100_real", "75_real"]}},
-    },
-}
-
-V002 = {
-    "$schema": "https://variants-schema.wheelnext.dev/v0.0.2.json",
-    "default-priorities": {
-        "namespace": ["blas"],
-        "feature": {"blas": ["lib"]},
-        "property": {"blas": {"lib": ["mkl", "openblas"]}},
-    },
-    "providers": {"blas": {"requires": [], "plugin-use": "none"}},
-    "variants": {"mkl": {"blas": {"lib": "mkl"}}},
-}
-
+from support.metadata_docs import TORCH_28, V002, V003, V011, V020, V020_DOC
 
 def test_torch_28_metadata_reads_with_legacy_null():
     md = parse_metadata(TORCH_28, "torch-2.8.0-variants.json")
@@ -294,48 +261,6 @@ def test_feature_and_value_priorities_of_a_0_1_1_file_are_ignored():
     md = parse_metadata(doc, "x.json")
     assert md.schema == (0, 1, 1)
     assert md.feature_priorities == {} and md.property_priorities == {}
-
-
-def test_write_020_round_trips():
-    md = parse_metadata(V020_DOC, "x")
-    again = parse_metadata(json.loads(dumps(md)), "x")
-    assert again.variants == md.variants and again.providers == md.providers
-    assert again.namespaces == md.namespaces
-
-
-TORCH_29 = json.loads((Path(__file__).parent / "data" / "torch-2.9.0-variants.json").read_text())
-
-
-STATIC_003 = {
-    "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
-    "default-priorities": {"namespace": ["blas"]},
-    "providers": {"blas": {"install-time": False, "enable-if": "python_version >= '3'"}},
-    "static-properties": {"blas": {"lib": ["mkl", "openblas"], "int": ["lp64"]}},
-    "variants": {"mkl": {"blas": {"lib": ["mkl"], "int": ["lp64"]}}, "null": {}},
-}
-
-
-@pytest.mark.parametrize("doc", [V002, V003, STATIC_003, TORCH_28, TORCH_29],
-                         ids=["0.0.2", "0.0.3", "0.0.3-static", "torch-2.8", "torch-2.9"])
-def test_00x_written_as_020_agrees_with_its_wheels(doc):
-    # 0.2.0 has no enable-if: an index file written from 0.0.x wheels (pip-variants index)
-    # drops it, and still agrees with each wheel's variant.json; uv reads 0.2.0, not 0.0.x.
-    md = parse_metadata(doc, "x")
-    written = json.loads(dumps(md))
-    assert written["$schema"].endswith("/v0.2.0.json")
-    again = parse_metadata(written, "x")
-    for name in ("namespaces", "variants", "feature_priorities", "property_priorities"):
-        assert getattr(again, name) == getattr(md, name), name
-    for label in md.variants:
-        assert check_consistency(again, md, label) is None
-        assert check_consistency(md, again, label) is None
-    if any(p.enable_if for p in md.providers.values()):  # both in 0.0.x: enable-if still counts
-        changed = json.loads(json.dumps(doc))
-        for entry in changed["providers"].values():
-            if "enable-if" in entry:
-                entry["enable-if"] = "platform_machine == 'riscv64'"
-        other = parse_metadata(changed, "x")
-        assert any(check_consistency(other, md, label) for label in md.variants)
 
 
 @pytest.mark.parametrize(

@@ -610,7 +610,8 @@ class FinderContext:
     # -- H9 / H10 -----------------------------------------------------------------
 
     def remember(self, link: Any, out: Outcome) -> None:
-        from pip_variants.metadata import InvalidVariantMetadata, dumps
+        from pip_variants.metadata import InvalidVariantMetadata
+        from pip_variants.metadata_write import dumps
         from pip_variants.properties import format_property_set
 
         label = label_of(link)

@@ -123,8 +123,9 @@ def _combined(path: str, existing: bytes, content: bytes, chosen: Any) -> Option
     wheel the old one does, one merged from both, or nothing (the old file
     stays, and a warning says why) where the old one already covers the new
     wheel or the two disagree. Every build the folder held stays installable."""
-    from ..metadata import InvalidVariantMetadata, dumps, load_metadata
+    from ..metadata import InvalidVariantMetadata, load_metadata
     from ..metadata_merge import merge_metadata
+    from ..metadata_write import dumps
 
     try:
         old = load_metadata(existing, path)

@@ -9,7 +9,8 @@ import pytest
 
 from support.wheels import build_wheel, variants_json, write_variants_json
 
-from pip_variants.metadata import dumps, load_metadata, load_wheel_metadata, parse_metadata, to_json_dict
+from pip_variants.metadata import load_metadata, load_wheel_metadata, parse_metadata
+from pip_variants.metadata_write import dumps, to_json_dict
 from pip_variants.publish import PublishError, build_index, make_variant
 
 SCHEMA_0_1_1 = "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json"

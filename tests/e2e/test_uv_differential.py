@@ -216,7 +216,8 @@ _FORCE_D, _FORCE_SM = "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "NV_VARIA
 
 
 def _torch_020(nvidia_entry=None) -> dict:
-    from pip_variants.metadata import dumps, load_metadata
+    from pip_variants.metadata import load_metadata
+    from pip_variants.metadata_write import dumps
 
     data = json.loads(dumps(load_metadata(_TORCH_FILE.read_bytes(), _TORCH_FILE.name)))
     if nvidia_entry is not None:

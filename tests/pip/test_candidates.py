@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pip_variants import metadata
+from pip_variants import metadata, metadata_write
 from pip_variants._pip.candidates import variant_mismatch
 from pip_variants._pip.state import STATE, ChosenVariant
 
@@ -65,7 +65,7 @@ def _make_it_lie(wheel):
         for info in src.infolist():
             data = src.read(info)
             if info.filename.endswith("/variant.json"):
-                data = metadata.dumps(metadata.parse_metadata(liar, "liar")).encode()
+                data = metadata_write.dumps(metadata.parse_metadata(liar, "liar")).encode()
             dst.writestr(info, data)
     rebuilt.replace(wheel)
 
