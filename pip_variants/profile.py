@@ -53,7 +53,10 @@ def _features(source: str, ns: str, raw: Any) -> Dict[str, Tuple[str, ...]]:
         statics = raw["static-properties"]
         if not isinstance(statics, Mapping):
             raise _fail(source, f"{ns}.static-properties must be a table")
-        order = list(raw.get("feature-order", [])) + [f for f in statics if f not in raw.get("feature-order", [])]
+        given = raw.get("feature-order", [])
+        if not isinstance(given, list) or not all(isinstance(f, str) for f in given):
+            raise _fail(source, f"{ns}.feature-order must be a list of feature names")
+        order = given + [f for f in statics if f not in given]
         raw = {f: statics[f] for f in order if f in statics}
     out: Dict[str, Tuple[str, ...]] = {}
     for feature, values in raw.items():

@@ -38,6 +38,9 @@ def test_providers_entry_toml_shape(tmp_path):
     ('{"NVIDIA": {}}', "invalid namespace"),
     ('{"nvidia": {"sm_arch": "90_real"}}', "must be a list"),
     ('{"nvidia": {"sm_arch": ["90-real"]}}', "must be a list of values"),
+    ('{"x86_64": {"feature-order": 5, "static-properties": {"level": ["v3"]}}}', "x86_64.feature-order must be a list"),
+    ('{"x86_64": {"feature-order": "level", "static-properties": {"level": ["v3"]}}}', "feature-order must be a list"),
+    ('{"x86_64": {"feature-order": [{"a": 1}], "static-properties": {"level": ["v3"]}}}', "feature-order must be"),
 ])
 def test_bad_profiles_name_the_file(tmp_path, content, words):
     path = tmp_path / "bad.json"
