@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from collections import abc
 from dataclasses import field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -569,7 +570,12 @@ def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source
         info = zf.getinfo(member)
         if info.file_size > MAX_METADATA_BYTES:
             raise InvalidVariantMetadata(src, f"{member} is over the {MAX_METADATA_BYTES}-byte limit")
-        md = load_metadata(zf.read(member), f"{src}!{member}")
+        try:
+            content = zf.read(member)
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError) as exc:
+            # damaged or encrypted data in a readable archive: this wheel's metadata, not the run, fails
+            raise InvalidVariantMetadata(src, f"{member} cannot be read ({exc})") from None
+        md = load_metadata(content, f"{src}!{member}")
     finally:
         if zf is not wheel:
             zf.close()

@@ -244,6 +244,29 @@ def test_wheel_metadata_must_describe_its_label():
         load_wheel_metadata(_wheel_bytes("fast", None), "fast")
 
 
+@pytest.mark.parametrize("damage", ["deflate", "crc"])
+def test_damaged_wheel_metadata_is_invalid_metadata(tmp_path, damage):
+    # a readable archive whose variant.json data is damaged: that wheel fails, as any bad metadata
+    doc = {"$schema": V020, "default-priorities": {"namespace": ["s"]},
+           "providers": {"s": {"static-properties": {"f": ["1"]}}}, "variants": {"fast": {"s": {"f": ["1"]}}}}
+    path = tmp_path / "pkg-1.0-py3-none-any-fast.whl"
+    method = zipfile.ZIP_DEFLATED if damage == "deflate" else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", method) as zf:
+        zf.writestr("pkg-1.0.dist-info/variant.json", json.dumps(doc) + " " * 2000)
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("pkg-1.0.dist-info/variant.json")
+    data = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    if damage == "deflate":
+        data[start:start + 8] = bytes(b ^ 0xFF for b in data[start:start + 8])
+    else:
+        data[start + 1] ^= 0x01  # stored: the CRC no longer matches
+    path.write_bytes(bytes(data))
+    with pytest.raises(InvalidVariantMetadata, match=r"variant.json cannot be read \(") as exc:
+        load_wheel_metadata(str(path), "fast")
+    assert str(path) in str(exc.value)
+
+
 def test_a_label_with_an_undeclared_namespace_is_invalid_and_the_rest_usable():
     """WHEEL-VARIANTS App. B 6: that label is incompatible, not the whole file."""
     doc = json.loads(json.dumps(V011))
