@@ -82,9 +82,8 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
         try:
             metadata = load_wheel_metadata(link.file_path, label)
         except (InvalidVariantMetadata, OSError, zipfile.BadZipFile, KeyError) as exc:
-            raise UnsupportedVariantWheel(
-                f"{link.file_path} is not a valid variant wheel: {exc}"
-            ) from None
+            why = exc.message if isinstance(exc, InvalidVariantMetadata) else exc  # (its message names the file)
+            raise UnsupportedVariantWheel(f"{link.file_path} is not a valid variant wheel: {why}") from None
     else:
         base = link.url_without_fragment.rsplit("/", 1)[0]
         json_url = f"{base}/{variants_json_filename(parsed.name, parsed.version)}"
