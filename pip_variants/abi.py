@@ -12,11 +12,14 @@ Where the version of the dependency comes from, first rule wins
 1. ``VARIANT_ABI_DEPENDENCY=torch==2.9.0,...`` (variantlib's variable);
 2. the target profile's ``abi_dependency`` namespace (``--variant-profile``);
 3. the version installed in the target environment, unless the pip command
-   names the project (a requirement, a constraint, ``--upgrade-strategy
-   eager``): fixed;
+   names the project (a requirement, a constraint) or may change every
+   installed version (``--upgrade-strategy eager``, ``--force-reinstall``,
+   either without ``--no-deps``): fixed;
 4. otherwise the resolver chooses: every declared value is acceptable, the
    newest first, and the chosen wheel carries the requirement ``NAME==V.*``
-   so that the pair the resolver settles on is consistent.
+   so that the pair the resolver settles on is consistent. Where the command
+   names an installed project without upgrading it (no ``--upgrade``), pip
+   keeps that version if it can: the builds for it come first.
 
 Pure: imports no pip, and not even ``packaging``.
 """
@@ -131,17 +134,23 @@ def _sort_key(value: str) -> Tuple[Tuple[int, ...], int]:
     return parsed, len(parsed)
 
 
-def supported_values(declared: Iterable[str], version: Optional[str]) -> Tuple[str, ...]:
+def supported_values(declared: Iterable[str], version: Optional[str],
+                     preferred: Optional[str] = None) -> Tuple[str, ...]:
     """The supported list for one dependency, best first.
 
     With a fixed ``version``: the declared values it matches, least specific
     first (variantlib offers ``X``, ``X.Y``, ``X.Y.Z`` in that order). With
     ``None`` (the resolver chooses): every valid declared value, newest first,
-    so the newest build is tried first and older ones on backtracking.
+    so the newest build is tried first and older ones on backtracking; those
+    matching ``preferred`` (a version pip keeps if it can) come before the rest.
     """
     values = sorted({v for v in declared if parse_value(v) is not None}, key=_sort_key)
     if version is None:
-        return tuple(reversed(values))
+        newest_first = tuple(reversed(values))
+        if preferred is None:
+            return newest_first
+        first = supported_values(values, preferred)
+        return first + tuple(v for v in newest_first if v not in first)
     hits = [v for v in values if value_matches(v, version)]
     hits.sort(key=lambda v: len(parse_value(v) or ()))
     return tuple(hits)
@@ -154,6 +163,8 @@ class AbiSource:
     project: str  # canonical name
     version: Optional[str]  # None: the resolver chooses
     origin: str  # "VARIANT_ABI_DEPENDENCY", "profile", "installed", "resolver"
+    #: the resolver chooses, but pip keeps this installed version if it can
+    preferred: Optional[str] = None
 
     @property
     def binds(self) -> bool:
@@ -161,6 +172,9 @@ class AbiSource:
         return self.origin in BINDING_ORIGINS
 
     def describe(self) -> str:
+        if self.origin == "resolver" and self.preferred is not None:
+            return (f"{self.project}: the version pip resolves (the builds for the installed "
+                    f"{self.preferred} first, as pip keeps it if it can; then the others, newest first)")
         if self.origin == "resolver":
             return f"{self.project}: the version pip resolves (any build offered, newest first)"
         if self.origin == "installed":
@@ -234,8 +248,11 @@ class AbiContext:
     installed: Optional[Dict[str, str]] = None
     #: projects the command names (requirements, constraints): their version is the resolver's
     named: Set[str] = field(default_factory=set)
-    #: ``--upgrade-strategy eager``, ``--force-reinstall``: every installed version may change
+    #: ``--upgrade-strategy eager``, ``--force-reinstall`` (without ``--no-deps``): every
+    #: installed version may change
     all_changing: bool = False
+    #: no ``--upgrade``: pip keeps the installed version of a named project if it can
+    keeps_installed: bool = False
     problems: List[str] = field(default_factory=list)
     installed_reader: Callable[[], Dict[str, str]] = _installed_versions
 
@@ -247,12 +264,14 @@ class AbiContext:
         return cls(overrides=overrides, profile=profile_versions(profile), problems=problems)
 
     def bind(self, installed: Callable[[], Dict[str, str]], named: Iterable[str],
-             all_changing: bool = False) -> None:
-        """The target environment (read on first use) and the projects the command names."""
+             all_changing: bool = False, keeps_installed: bool = False) -> None:
+        """The target environment (read on first use), the projects the command
+        names, and how it treats what is installed."""
         self.installed = None
         self.installed_reader = installed
         self.named = {_canonical(n) for n in named}
         self.all_changing = all_changing
+        self.keeps_installed = keeps_installed
 
     def source_for(self, feature: str) -> AbiSource:
         name = feature_project(feature)
@@ -263,8 +282,11 @@ class AbiContext:
         if self.installed is None:
             self.installed = self.installed_reader()
         version = self.installed.get(name)
-        if version is not None and name not in self.named and not self.all_changing:
-            return AbiSource(name, version, "installed")
+        if version is not None and not self.all_changing:
+            if name not in self.named:
+                return AbiSource(name, version, "installed")
+            if self.keeps_installed:
+                return AbiSource(name, None, "resolver", preferred=version)
         return AbiSource(name, None, "resolver")
 
 

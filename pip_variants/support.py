@@ -372,7 +372,7 @@ class SupportResolver:
         for feature, values in declared.items():
             source = ctx.source_for(feature)
             sources.append(source)
-            features[feature] = supported_values(values, source.version)
+            features[feature] = supported_values(values, source.version, source.preferred)
         return NamespaceSupport(ns, features, "builtin:abi_dependency", None, tuple(sources))
 
     def namespace_support(self, info: ProviderInfo, beyond_builtin: bool = False) -> NamespaceSupport:

@@ -79,6 +79,20 @@ def test_source_ladder_override_profile_installed_resolver():
     assert ctx.source_for("cupy").origin == "resolver" and ctx.source_for("absent").version is None
     ctx.bind(lambda: {"jax": "0.4.30"}, named=[], all_changing=True)
     assert ctx.source_for("jax").origin == "resolver"
+    # named without --upgrade: still the resolver's, but pip keeps the installed version if it can
+    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], keeps_installed=True)
+    jax = ctx.source_for("jax")
+    assert (jax.version, jax.origin, jax.preferred, jax.binds) == (None, "resolver", "0.4.30", True)
+    assert "installed 0.4.30 first" in jax.describe()
+    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], all_changing=True, keeps_installed=True)
+    assert ctx.source_for("jax").preferred is None
+
+
+def test_preferred_values_come_first_then_newest():
+    declared = ["2.7", "2.8", "2.9", "2", "2.8.1"]
+    assert supported_values(declared, None) == ("2.9", "2.8.1", "2.8", "2.7", "2")
+    assert supported_values(declared, None, preferred="2.8.1") == ("2", "2.8", "2.8.1", "2.9", "2.7")
+    assert supported_values(declared, None, preferred="3.0") == ("2.9", "2.8.1", "2.8", "2.7", "2")
 
 
 def test_profile_versions_ignores_other_namespaces():
@@ -115,10 +129,19 @@ def release(pd: bool = True, extra_plain_ns: bool = False):
     return parse_metadata(doc, "attn-1.0-variants.json")
 
 
-def engine(installed=None, named=(), env=None, profile=None):
+def engine(installed=None, named=(), env=None, profile=None, keeps_installed=False):
     ctx = AbiContext.from_environment(env or {}, profile=profile)
-    ctx.bind(lambda: dict(installed or {}), named)
+    ctx.bind(lambda: dict(installed or {}), named, keeps_installed=keeps_installed)
     return VariantEngine(VariantSettings(support=SupportSettings(abi=ctx)))
+
+
+def test_a_named_installed_version_kept_without_upgrade_ranks_its_builds_first():
+    sel = engine({"torch": "2.8.0"}, named=["torch"], keeps_installed=True).select("attn", "1.0", release())
+    assert sel.order == ("t28_mkl", "t29_mkl", "t29_ob", "null")  # the others stay, for the resolver
+    assert [str(r) for r in sel.abi["t29_mkl"]] == ["torch==2.9.*"]
+    # with --upgrade, newest first as before
+    sel = engine({"torch": "2.8.0"}, named=["torch"]).select("attn", "1.0", release())
+    assert sel.order == ("t29_mkl", "t28_mkl", "t29_ob", "null")
 
 
 def test_pd_namespace_ranks_last_and_the_resolver_gets_every_build():

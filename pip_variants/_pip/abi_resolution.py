@@ -132,14 +132,16 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     # in the target environment: show what `pip install` would see.
                     installed = STATE_ENV_READER
                 named = [r.name for r in root_reqs if getattr(r, "name", None)]
-                eager = getattr(self, "upgrade_strategy", "") == "eager" or bool(
-                    getattr(factory, "_force_reinstall", False)
-                )
+                strategy = getattr(self, "upgrade_strategy", "")
+                force = bool(getattr(factory, "_force_reinstall", False))
+                # --no-deps: pip touches only the named projects, whatever it may do to them
+                eager = (strategy == "eager" or force) and not getattr(self, "ignore_dependencies", False)
+                keeps = strategy == "to-satisfy-only" and not force  # no --upgrade
                 # The engine (and its ABI context) is built when the first
                 # variant shows up, usually after this point: keep the binding.
-                STATE.abi_binding = (installed, named, eager)
+                STATE.abi_binding = (installed, named, eager, keeps)
                 if STATE.abi_context is not None:
-                    STATE.abi_context.bind(installed, named, eager)
+                    STATE.abi_context.bind(installed, named, eager, keeps)
             except Exception as exc:
                 messages.internal_error("Resolver.resolve", exc)
         try:

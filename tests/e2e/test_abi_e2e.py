@@ -70,6 +70,27 @@ def test_installed_torch_decides_and_pip_check_is_clean(fresh_venv, chain, insta
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def test_naming_an_installed_torch_without_upgrade_keeps_it(fresh_venv, chain, tmp_path):
+    """pip keeps a satisfied, installed requirement unless told to upgrade:
+    naming torch-like (a requirement, a constraint) must not move it to 2.9 for
+    the sake of attn-like's newest build; --upgrade may."""
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    kept = ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl")
+    constraints = tmp_path / "c.txt"
+    constraints.write_text("torch-like<3\n")
+    for args in (("torch-like",), ("-c", str(constraints))):
+        _, report, err = pick(fresh_venv, chain, "attn-like", *args, **H100)
+        items = {item["metadata"]["name"]: item for item in report["install"]}
+        assert "torch-like" not in items, err  # kept: nothing to install
+        assert chosen_filename(items["attn-like"]) == kept[1], err
+        assert_clean(err)
+    _, report, err = pick(fresh_venv, chain, "attn-like", "torch-like", "--upgrade", **H100)
+    assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+    # what `pip-variants check` suggests to repair a build: --no-deps leaves torch-like alone
+    _, report, err = pick(fresh_venv, chain, "attn-like", "--force-reinstall", "--no-deps", **H100)
+    assert chosen_filename(report_item(report, "attn-like")) == kept[1], err
+
+
 def test_override_variable_decides(variant_venv, chain):
     _, report, err = pick(variant_venv, chain, "attn-like", VARIANT_ABI_DEPENDENCY="torch-like==2.8.1", **H100)
     assert pair(report)[1] == "attn_like-1.0-py3-none-any-torch28.whl", err
