@@ -259,6 +259,16 @@ def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
         # No provider could say what this machine supports: not evidence of a misfit.
         why = answer.notice or f"no provider answered for namespace {rejection.namespace!r}"
         return CheckResult(variant, "unknown", why, rejection)
+    if answer is not None and answer.abi_sources:
+        from dataclasses import replace
+
+        from .abi import feature_project
+
+        # an ABI dependency: say which version of it is there, not "supports no ..."
+        project = feature_project(rejection.feature)
+        source = next((s for s in answer.abi_sources if s.project == project and s.version), None)
+        if source is not None:
+            rejection = replace(rejection, supported=(), detail=source.describe())
     return CheckResult(variant, "does-not-fit", str(rejection), rejection)
 
 

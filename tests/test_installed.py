@@ -190,3 +190,20 @@ def test_a_pin_in_the_reinstall_command_is_quoted_for_the_shell():
                            dist_info="/nowhere/pkg.dist-info")
     command = reinstall_command([CheckResult(odd, "does-not-fit")])
     assert "'pkg==1.0;touch${IFS}PWNED;#'" in command
+
+
+def test_an_abi_misfit_names_the_installed_version(tmp_path):
+    from pip_variants.abi import AbiContext
+    from pip_variants.installed import _check_one
+    from pip_variants.support import SupportResolver, SupportSettings
+
+    site = tmp_path / "site-packages"
+    _install(site, "flash-2.8.3.dist-info", variants_json(
+        "flash", "2.8.3", namespaces=["abi_dependency"], providers={"abi_dependency": {"builtin": "abi_dependency"}},
+        variants={"torch29": {"abi_dependency": {"torch": ["2.9"]}}}))
+    (variant,) = iter_installed_variants([str(site)])
+    abi = AbiContext()
+    abi.bind(lambda: {"torch": "2.8.0"}, ())
+    result = _check_one(variant, SupportResolver(SupportSettings(abi=abi)))
+    assert result.status == "does-not-fit"
+    assert result.reason == "needs abi_dependency :: torch :: 2.9; torch 2.8.0 (installed in the target environment)"
