@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import zipfile
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
@@ -66,66 +65,6 @@ def redact(url: str) -> str:
     from pip._internal.utils.misc import redact_auth_from_url
 
     return redact_auth_from_url(url)
-
-
-def _fetch_failure(exc: BaseException) -> str:
-    shown = getattr(exc, "shown", None)  # ours: already worded for the user
-    if isinstance(shown, str):
-        return shown
-    if type(exc).__name__ == "TooManyRedirects":  # it carries the last 3xx response
-        return "too many redirects"
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None)
-    if status is not None:
-        reason = getattr(response, "reason", "") or ""
-        return f"HTTP {status} {reason}".strip()
-    name = type(exc).__name__
-    text = str(exc)
-    if "Timeout" in name or "timed out" in text:
-        return "the request timed out"
-    if name == "ChunkedEncodingError" or "Connection broken" in text:
-        return "the connection broke during the download; try again"
-    retried = re.search(r"too many (\d{3}) error responses", text)
-    if retried:
-        return f"HTTP {retried.group(1)}, after retries"
-    if name == "ConnectionError" or "NewConnectionError" in text:
-        return "connection failed"
-    reference = getattr(exc, "reference", None)
-    if isinstance(reference, str) and reference:
-        # pip 26.3's network errors (DiagnosticPipError) print as "<Class: reference>":
-        # "connection-failed", "ssl-verification-failed", "proxy-connection-failed", ...
-        return reference.replace("-", " ")
-    lines = text.strip().splitlines()
-    return f"{name}: {lines[0][:200]}" if lines else name
-
-
-def _read_capped(response: Any) -> bytes:
-    """The body, but never more than the metadata size limit plus one byte:
-    an endless or huge ``variants.json`` must not stall pip or fill memory
-    (the reader then rejects an over-long body with a clear message)."""
-    from ..metadata import MAX_METADATA_BYTES
-
-    limit = MAX_METADATA_BYTES + 1
-    try:
-        declared = int(response.headers.get("Content-Length", "0") or 0)
-    except (TypeError, ValueError):
-        declared = 0
-    chunks = []
-    size = 0
-    try:
-        if declared <= limit:
-            for chunk in response.iter_content(chunk_size=65536):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size >= limit:
-                    break
-        else:
-            chunks.append(b" " * limit)  # over the limit by its own account: do not download it
-    finally:
-        # Always: a find-links or file:// answer is an open file (pip's local
-        # adapter); an HTTP one goes back to the pool, or is closed if cut short.
-        response.close()
-    return b"".join(chunks)[:limit]
 
 
 def _newer(current: Optional[Tuple[Any, Any]], version: str, link: Any) -> Optional[Tuple[Any, Any]]:
@@ -497,9 +436,9 @@ class FinderContext:
     def download_work(self, link: Any, canonical: str) -> Callable[[Any], bytes]:
         """``work(session)`` for the pool: the capped bytes of ``link``."""
         from ..metadata import MAX_METADATA_BYTES
-        from .fetch import download
+        from .fetch import download, read_capped
 
-        return lambda session: download(session, link, canonical, _read_capped, MAX_METADATA_BYTES)
+        return lambda session: download(session, link, canonical, read_capped, MAX_METADATA_BYTES)
 
     def is_stored(self, link: Any) -> bool:
         """A pinned index file is in the store: reading it needs no request, no thread."""
@@ -582,7 +521,9 @@ class FinderContext:
             except Exception as exc:  # requests / urllib3 / OSError: all mean "missing"
                 error = exc
         if error is not None or content is None:
-            result = _Fetched(None, None, f"could not fetch {shown} ({_fetch_failure(error)})")  # type: ignore[arg-type]
+            from .fetch import describe_failure
+
+            result = _Fetched(None, None, f"could not fetch {shown} ({describe_failure(error)})")  # type: ignore[arg-type]
         else:
             result = self._check(link, shown, content)
         self._fetched[url] = result
@@ -591,7 +532,7 @@ class FinderContext:
     def _check(self, link: Any, shown: str, content: bytes) -> _Fetched:
         from pip_variants.metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, load_metadata
 
-        if len(content) > MAX_METADATA_BYTES:  # cut short by _read_capped: no hash can match
+        if len(content) > MAX_METADATA_BYTES:  # cut short by read_capped: no hash can match
             return _Fetched(None, None, f"invalid variant metadata: {shown}: file is over the "
                                         f"{MAX_METADATA_BYTES}-byte limit")
         hash_name, expected = link.hash_name, link.hash

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from typing import Any, Optional, Tuple
@@ -202,3 +203,64 @@ def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> 
     if path is not None and _digest(hash_name, content) == expected:
         _write_store(path, content)
     return content
+
+
+def describe_failure(exc: BaseException) -> str:
+    """Why a ``variants.json`` download failed, in a few words for pip's warning."""
+    shown = getattr(exc, "shown", None)  # ours: already worded for the user
+    if isinstance(shown, str):
+        return shown
+    if type(exc).__name__ == "TooManyRedirects":  # it carries the last 3xx response
+        return "too many redirects"
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if status is not None:
+        reason = getattr(response, "reason", "") or ""
+        return f"HTTP {status} {reason}".strip()
+    name = type(exc).__name__
+    text = str(exc)
+    if "Timeout" in name or "timed out" in text:
+        return "the request timed out"
+    if name == "ChunkedEncodingError" or "Connection broken" in text:
+        return "the connection broke during the download; try again"
+    retried = re.search(r"too many (\d{3}) error responses", text)
+    if retried:
+        return f"HTTP {retried.group(1)}, after retries"
+    if name == "ConnectionError" or "NewConnectionError" in text:
+        return "connection failed"
+    reference = getattr(exc, "reference", None)
+    if isinstance(reference, str) and reference:
+        # pip 26.3's network errors (DiagnosticPipError) print as "<Class: reference>":
+        # "connection-failed", "ssl-verification-failed", "proxy-connection-failed", ...
+        return reference.replace("-", " ")
+    lines = text.strip().splitlines()
+    return f"{name}: {lines[0][:200]}" if lines else name
+
+
+def read_capped(response: Any) -> bytes:
+    """The body, but never more than the metadata size limit plus one byte:
+    an endless or huge ``variants.json`` must not stall pip or fill memory
+    (the reader then rejects an over-long body with a clear message)."""
+    from ..metadata import MAX_METADATA_BYTES
+
+    limit = MAX_METADATA_BYTES + 1
+    try:
+        declared = int(response.headers.get("Content-Length", "0") or 0)
+    except (TypeError, ValueError):
+        declared = 0
+    chunks = []
+    size = 0
+    try:
+        if declared <= limit:
+            for chunk in response.iter_content(chunk_size=65536):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= limit:
+                    break
+        else:
+            chunks.append(b" " * limit)  # over the limit by its own account: do not download it
+    finally:
+        # Always: a find-links or file:// answer is an open file (pip's local
+        # adapter); an HTTP one goes back to the pool, or is closed if cut short.
+        response.close()
+    return b"".join(chunks)[:limit]

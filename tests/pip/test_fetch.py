@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pip_variants._pip.context import _read_capped
+from pip_variants._pip.fetch import read_capped
 from pip_variants._pip.fetch import STORE_DIR, cache_path, download, revalidate
 from pip_variants.metadata import MAX_METADATA_BYTES
 from support.index import LocalIndex
@@ -38,7 +38,7 @@ def _link(index: LocalIndex, data: bytes, hashed: bool = True):
 
 
 def _get(session, link) -> bytes:
-    return download(session, link, "pkg", _read_capped, MAX_METADATA_BYTES)
+    return download(session, link, "pkg", read_capped, MAX_METADATA_BYTES)
 
 
 @pytest.fixture
@@ -228,7 +228,7 @@ def test_a_stored_entry_is_read_whole_and_an_oversized_one_dropped(tmp_path):
 
 
 def test_failure_text_of_pip_network_errors():
-    from pip_variants._pip.context import _fetch_failure
+    from pip_variants._pip.fetch import describe_failure
 
     class ConnectionFailedError(Exception):  # pip 26.3: str() is "<ConnectionFailedError: connection-failed>"
         reference = "connection-failed"
@@ -236,17 +236,17 @@ def test_failure_text_of_pip_network_errors():
         def __str__(self):
             return f"<{type(self).__name__}: {self.reference}>"
 
-    assert _fetch_failure(ConnectionFailedError()) == "connection failed"
-    assert _fetch_failure(OSError("boom\nmore")) == "OSError: boom"
-    assert _fetch_failure(TimeoutError("read timed out")) == "the request timed out"
+    assert describe_failure(ConnectionFailedError()) == "connection failed"
+    assert describe_failure(OSError("boom\nmore")) == "OSError: boom"
+    assert describe_failure(TimeoutError("read timed out")) == "the request timed out"
 
     class TooManyRedirects(Exception):
         response = type("R", (), {"status_code": 302, "reason": "Found"})()
 
-    assert _fetch_failure(TooManyRedirects("Exceeded 30 redirects.")) == "too many redirects"
+    assert describe_failure(TooManyRedirects("Exceeded 30 redirects.")) == "too many redirects"
     from pip_variants._pip.fetch import UnfollowedRedirect
 
-    assert _fetch_failure(UnfollowedRedirect("file:///etc/passwd")) == \
+    assert describe_failure(UnfollowedRedirect("file:///etc/passwd")) == \
         "redirected to file:///etc/passwd, which is not followed"
 
 
@@ -260,13 +260,13 @@ def test_a_download_cut_short_once_is_fetched_again(index, tmp_path, hashed):
 
 
 def test_a_download_cut_short_twice_fails_in_words(index, tmp_path):
-    from pip_variants._pip.context import _fetch_failure
+    from pip_variants._pip.fetch import describe_failure
 
     index.fault(NAME, "cut")
     with pytest.raises(Exception) as failure:
         _get(_session(tmp_path), _link(index, BODY))
     assert len(index.requested(NAME)) == 2
-    assert _fetch_failure(failure.value) == "the connection broke during the download; try again"
+    assert describe_failure(failure.value) == "the connection broke during the download; try again"
 
 
 def test_a_read_timeout_is_not_retried(index, tmp_path):
