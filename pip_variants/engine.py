@@ -84,6 +84,26 @@ def parse_excluded(items: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
     return out
 
 
+#: NAME (PEP 508) or NAME==VERSION (one exact version)
+_PLUGIN_ALLOWANCE = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:==[A-Za-z0-9][A-Za-z0-9.+!_-]*)?"
+
+
+def parse_allowed_plugins(items: Iterable[str]) -> Tuple[str, ...]:
+    """``--allow-variant-plugin`` values: ``NAME`` or ``NAME==VERSION``, nothing else.
+
+    A range or an extra would not mean what it says (the metadata's own
+    requirement decides the range), so it is refused rather than ignored."""
+    import re  # (only where the option is given)
+
+    for item in items:
+        if not re.fullmatch(_PLUGIN_ALLOWANCE, item.strip()):
+            head = re.split(r"[^A-Za-z0-9._-]", item.strip(), maxsplit=1)[0]
+            hint = f"; to trust any version the metadata allows: --allow-variant-plugin {head}" if head else ""
+            raise VariantError(f"invalid --allow-variant-plugin value {item!r}: expected NAME or NAME==VERSION "
+                               f"(one exact version){hint}")
+    return tuple(items)
+
+
 def parse_namespaces(items: Iterable[str], option: str, *, also: Tuple[str, ...] = ()) -> Tuple[str, ...]:
     """``--variant-disable`` / ``--variant-enable`` values (``also``: other words the option takes)."""
     from .properties import NAMESPACE_RE

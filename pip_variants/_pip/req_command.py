@@ -162,6 +162,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     opts = Options(options)
     variant_variable = os.environ.get("PIP_VARIANT")  # before _export replaces it
     namespace_variables = {name: os.environ.get(name) for name in ("PIP_VARIANT_DISABLE", "PIP_VARIANT_ENABLE")}
+    allow_variable = os.environ.get("PIP_ALLOW_VARIANT_PLUGIN")
     _export(opts)
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
@@ -212,6 +213,15 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
                 where = _where_set(variable, namespace_variables[variable],
                                    lambda value: parse_namespaces(value.split(), option, also=also))
                 raise VariantInstallationError(f"{exc}{where}") from None
+    if opts.allow_plugin:
+        from ..engine import VariantError, parse_allowed_plugins
+
+        try:
+            parse_allowed_plugins(opts.allow_plugin)
+        except VariantError as exc:
+            where = _where_set("PIP_ALLOW_VARIANT_PLUGIN", allow_variable,
+                               lambda value: parse_allowed_plugins(value.split()))
+            raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:
         from ..engine import VariantError, parse_forced

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from _helpers import make_finder, options
+from _helpers import make_finder, options, variant_finder
 
 from pip_variants._pip.context import ATTR
 from pip_variants._pip.errors import VariantInstallationError
@@ -215,3 +215,22 @@ def test_a_bad_namespace_is_blamed_on_the_variable_only_when_it_came_from_there(
     with pytest.raises(VariantInstallationError) as failure:
         _configure(pip_variants_enable=["NVIDIA"])
     assert ("from the PIP_VARIANT_ENABLE environment variable" in str(failure.value)) is from_variable
+
+
+@pytest.mark.parametrize("value", ["acme-variant-provider>=1", "acme-variant-provider==1.*", "acme[x]",
+                                   "acme-variant-provider===1.0", "acme==", "==1.0"])
+def test_allow_variant_plugin_takes_a_name_or_one_version(patched, value, monkeypatch):
+    monkeypatch.delenv("PIP_ALLOW_VARIANT_PLUGIN", raising=False)
+    with pytest.raises(VariantInstallationError, match=r"invalid --allow-variant-plugin value .*expected NAME or "
+                                                        r"NAME==VERSION") as failure:
+        variant_finder(pip_variants_allow_plugin=[value])
+    if value[0].isalpha():
+        assert "--allow-variant-plugin acme" in str(failure.value)
+    monkeypatch.setenv("PIP_ALLOW_VARIANT_PLUGIN", value)  # pip merges it into the option
+    with pytest.raises(VariantInstallationError, match=r"\(from the PIP_ALLOW_VARIANT_PLUGIN environment variable\)"):
+        variant_finder(pip_variants_allow_plugin=[value])
+
+
+def test_allow_variant_plugin_accepts_names_and_pins(patched, monkeypatch):
+    monkeypatch.delenv("PIP_ALLOW_VARIANT_PLUGIN", raising=False)
+    variant_finder(pip_variants_allow_plugin=["Acme.Variant_Provider", "x==1.0.post1", "y==2!1.0+local"])
