@@ -316,6 +316,8 @@ def _hint_for(api: str, error: str) -> str:
         return _FIX_HINT
     missing = re.search(r"No module named '([^']+)'", error)
     module = "".join(api.split(":", 1)[0].split())
+    if missing is None and error.startswith("cannot import module"):
+        return _FIX_HINT  # found, but its own code failed while importing
     if missing is not None:
         name = missing.group(1)
         if name.split(".")[0] != module.split(".")[0]:  # not the plugin's own package

@@ -82,6 +82,9 @@ PLUGIN_SOURCES: Dict[str, str] = {
     "p_needs_a_dependency": """
         from variantlib_not_installed.models import VariantFeatureConfig
     """,
+    "p_fails_at_import": """
+        raise RuntimeError("no hardware library found")
+    """,
     "p_compiled_method": """
         class Plugin(list):
             # A C-implemented instance method: only an instance can call it.
@@ -296,6 +299,10 @@ def test_a_missing_dependency_of_the_plugin_is_named_as_such(plugin_path):
     assert "the plugin imports 'variantlib_not_installed', which is not installed with it" in err.message
     missing = run_one("p_not_there_at_all:Plugin", plugin_path)
     assert "check that the plugin package is installed there" in missing.message
+    # found, but its own code raised while importing: the plugin needs fixing, not installing
+    broken = run_one("p_fails_at_import:Plugin", plugin_path)
+    assert "RuntimeError: no hardware library found" in broken.message
+    assert "fix or upgrade the plugin" in broken.message and "is installed there" not in broken.message
 
 
 def test_unrecognised_instance_method_retried_on_instance(plugin_path):
