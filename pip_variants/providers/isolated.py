@@ -90,9 +90,14 @@ def install_isolated(
         raise ProviderError(label, f"cannot run pip ({' '.join(pip_command)}) to install the plugin: {exc}") from None
     if proc.returncode != 0:
         output = proc.stdout.decode("utf-8", "replace") if proc.stdout else ""
+        # pip's "(from versions: none)" reads as "no such release" where only a source
+        # distribution was found, which --only-binary set aside
+        wheels_only = ("; plugins and their dependencies are installed from wheels only (no source "
+                       "distribution is built)" if "No matching distribution found" in output else "")
         raise ProviderError(
             label,
-            f"installing the plugin failed (pip exit code {proc.returncode}): {_pip_failure_summary(output)}",
+            f"installing the plugin failed (pip exit code {proc.returncode}): "
+            f"{_pip_failure_summary(output)}{wheels_only}",
         )
 
 

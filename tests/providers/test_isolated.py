@@ -108,6 +108,8 @@ def test_install_isolated_failure(tmp_path, stock_pip_env):
     assert "pip exit code 1" in message
     assert "no-such-plugin-xyz" in message.split(":", 1)[1]
     assert "\n" not in message
+    # "from versions: none" also where only a source distribution was there
+    assert message.endswith("installed from wheels only (no source distribution is built)")
 
 
 def test_install_isolated_child_env_and_command(tmp_path, mocker):
