@@ -91,7 +91,7 @@ def shipped_shim_dir() -> Path:
     raise ActivationError(
         errno.ENOENT,
         f"the shim files are missing from {here / _SHIPPED_DIR}: this pip-variants installation is "
-        "incomplete; reinstall it ('pip install --force-reinstall pip-variants')",
+        "incomplete; reinstall it ('pip install --force-reinstall --no-deps pip-variants')",
     )
 
 
