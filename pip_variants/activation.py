@@ -25,7 +25,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._atomic import replacing
 
@@ -319,13 +319,20 @@ def _activation_target(prefix: Optional[str]) -> SiteDir:
     return own
 
 
+def _installs_pip_variants(directory: Path) -> bool:
+    """Did pip install pip-variants into this site directory (and so its shim)?"""
+    return (directory / "pip_variants").is_dir() and any(directory.glob("pip_variants-*.dist-info"))
+
+
 def activate(prefix: Optional[str] = None) -> List[Path]:
     """Write the shim files from this release's shipped copies; returns the paths
     written (a file already identical is left alone and not listed).
 
     Without ``prefix``: where a shim already is (repaired), else the site
     directory pip-variants is installed in (environment, user site or an
-    inherited base), else this environment's site-packages.
+    inherited base), else this environment's site-packages. Also every other
+    site directory here that pip installed pip-variants into and that has lost
+    its shim (to ``deactivate``, which removes them all), where it can be written.
     """
     target = _activation_target(prefix)
     site_dir = target.path
@@ -336,12 +343,24 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
             "environment (a venv or conda prefix)?",
         )
     files = shipped_files()
+    written = _write_shim(target, files, [])
+    if prefix is None:
+        names = _shim_names()
+        for other in site_dirs():
+            if (_same(other.path, site_dir) or not _installs_pip_variants(other.path)
+                    or any((other.path / n).exists() for n in names) or not _writable(other.path)):
+                continue
+            written = _write_shim(other, files, written)
+    return written
+
+
+def _write_shim(target: SiteDir, files: Mapping[str, bytes], written: List[Path]) -> List[Path]:
     # Modules first, the start-up files last: a .pth naming a module not yet
     # there would be a broken start-up hook for a moment.
     order = sorted(files, key=lambda n: (n.endswith(_HOOK_SUFFIXES), n))
-    written: List[Path] = []
+    written = list(written)
     for name in order:
-        path = site_dir / name
+        path = target.path / name
         try:
             if path.is_file() and not path.is_symlink() and path.read_bytes() == files[name]:
                 continue

@@ -237,6 +237,31 @@ def test_deactivate_removes_every_shim_that_runs(sites, monkeypatch):
     assert activation.find_shims() == []
 
 
+def test_activate_undoes_a_deactivate_of_several_installations(sites, monkeypatch):
+    # pip-variants installed in the venv and in the base it inherits (and the user site):
+    # deactivate removes every shim, so activate puts back each that pip installed
+    _installed_in(sites["venv"], monkeypatch)
+    for where in ("base", "user"):
+        _installed_layout(sites[where])
+        _install_shim(sites[where])
+    for where in ("venv", "base", "user"):
+        (sites[where] / "pip_variants-0.2.0.dist-info").mkdir()
+    assert {p.parent for p in activation.deactivate()} == set(sites.values())
+    written = activation.activate()
+    assert {p.parent for p in written} == set(sites.values())
+    assert len(activation.find_shims()) == 3
+    assert activation.activate() == []  # nothing left to do
+
+
+def test_activate_leaves_an_installation_it_cannot_write(sites, monkeypatch):
+    _installed_in(sites["venv"], monkeypatch)
+    _installed_layout(sites["base"])
+    (sites["base"] / "pip_variants-0.2.0.dist-info").mkdir()
+    activation.deactivate()
+    monkeypatch.setattr(activation, "_writable", lambda directory: directory != sites["base"])
+    assert {p.parent for p in activation.activate()} == {sites["venv"]}
+
+
 def test_activate_falls_back_to_the_environment(sites, monkeypatch, tmp_path):
     # pip-variants from a source checkout (editable): the venv's own site-packages.
     assert activation.activate()[0].parent == sites["venv"]
