@@ -264,6 +264,20 @@ def _off_for(config: Mapping[str, str], environ: Optional[Mapping[str, str]] = N
     return out
 
 
+#: pip-variants' yes/no options, as pip config keys
+_SWITCHES = ("no-variants", "variant-strict")
+
+
+def _not_boolean(config: Mapping[str, str]) -> List[str]:
+    """The config keys of pip-variants' yes/no options whose value pip cannot
+    read as one: pip then stops every command of that section with a usage error."""
+    out = []
+    for key, value in config.items():
+        if key.partition(".")[2] in _SWITCHES and value.strip().lower() not in _TRUE_WORDS + tuple(_FALSE_WORDS):
+            out.append(key)
+    return out
+
+
 def _off_by_config(config: Mapping[str, str]) -> List[str]:
     """The pip config keys (``install.no-variants``, ``global.no-variants``)
     that switch variants off: pip stays variant-aware, but those commands
@@ -296,6 +310,7 @@ def gather_status(*, read_pip_config: bool = True) -> Dict[str, Any]:
         "shim": shim_where,
         "variants_enabled": not kill_switch(),
         "variants_off_by_config": _off_by_config(config),
+        "pip_config_not_boolean": _not_boolean(config),
         "pip": {
             "version": pip_version,
             "supported": pip_supported(pip_version) if pip_version else False,
@@ -362,6 +377,11 @@ def format_status(st: Mapping[str, Any]) -> str:
     lines.extend(settings or ["  (none: defaults)"])
     if st.get("pip_config_error"):
         lines.append(f"  warning: {st['pip_config_error']}")
+    for key in st.get("pip_config_not_boolean") or ():
+        section = key.partition(".")[0]
+        which = "every pip command" if section == "global" else f"pip {section}"
+        lines.append(f"  warning: {key} = {st['pip_config'].get(key, '')} is not a yes/no value: {which} stops "
+                     "with a usage error; set it to true or false")
     return "\n".join(lines) + "\n"
 
 
