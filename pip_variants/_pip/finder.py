@@ -154,7 +154,16 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
         if not ctx.has_labels:
             result = original(self, candidates)
             forced = ctx.finder.forced.get(ctx.canonical)
-            if forced is not None and result:
+            if forced is not None and result and all(getattr(c, "locked", False) for c in result):
+                # pip 26.3 installing from a pylock.toml: the lock names the one file, the
+                # index is never read, so the other builds are not "missing"
+                lock = getattr(result[-1].link, "comes_from", None)
+                lock = lock if isinstance(lock, str) and lock else "the lock file"
+                messages.warn_once(
+                    f"pip-variants: {variant_option(ctx.canonical, forced)} does not apply to {ctx.project}: "
+                    f"{lock} locks it to {result[-1].link.filename}"
+                )
+            elif forced is not None and result:
                 # --variant names a project that has no variant wheels at all.
                 from ..engine import VariantLabelNotFound
 

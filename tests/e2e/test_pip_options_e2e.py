@@ -137,6 +137,24 @@ def test_pip_lock_says_what_it_leaves_out(variant_venv, publish, index, tmp_path
     assert_clean(proc.stderr)
 
 
+def test_variant_for_a_project_a_pylock_locks_is_a_warning(variant_venv, publish, index, tmp_path):
+    """pip 26.3 installs from a pylock.toml without reading the index: the one
+    locked file is not "a project without that label"."""
+    if tuple(int(x) for x in re.findall(r"\d+", variant_venv.pip_version)[:2]) < (26, 3):
+        pytest.skip("installing from pylock.toml: pip 26.3+")
+    publish("pkg", "1.0", variants_json("pkg", "1.0", namespaces=["blas_lapack"],
+                                        providers={"blas_lapack": static_provider({"library": ["openblas"]})},
+                                        variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}))
+    lock = tmp_path / "pylock.toml"
+    run_pip(variant_venv, "lock", *index_args(index), "-o", lock, "pkg")
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(index), "-r", lock,
+                   env={"PIP_VARIANT": "pkg=ob"})
+    assert "Would install pkg-1.0" in proc.stdout, proc.stdout + proc.stderr
+    assert f'PIP_VARIANT="pkg=ob" does not apply to pkg: {lock} locks it to pkg-1.0-py3-none-any.whl' in \
+        " ".join(proc.stderr.split()), proc.stderr
+    assert_clean(proc.stderr)
+
+
 def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):
     conf = tmp_path / "pip.conf"
     conf.write_text("[install]\nno-variants = true\n")
