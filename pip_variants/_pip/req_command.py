@@ -136,17 +136,32 @@ def _network_args(options: Any) -> List[str]:
     return args
 
 
-def _where_set(variable: str, value: Optional[str], read: Callable[[str], Any]) -> str:
-    """`` (from the VARIABLE environment variable)`` where that variable's own
-    ``value`` (as the command found it) is refused by ``read``: pip merges the
-    variable with the command line, and the user may not think of it."""
-    if not value:
-        return ""
-    try:
-        read(value)
-    except Exception:  # noqa: BLE001 - any refusal of the variable's own words
-        return f" (from the {variable} environment variable)"
-    return ""
+_FROM_CONFIG = " (from pip's configuration: 'pip config list' shows which file)"
+
+
+def _typed(option: str) -> bool:
+    """Is ``option`` on this pip command line (optparse also takes a unique prefix)?"""
+    from .options import OPTION_NAMES
+
+    for word in sys.argv[1:]:
+        head = word.split("=", 1)[0]
+        if head == option or (len(head) > 3 and option.startswith(head) and head not in OPTION_NAMES):
+            return True
+    return False
+
+
+def _where_set(variable: str, value: Optional[str], read: Callable[[str], Any], option: str) -> str:
+    """Where a refused ``option`` value came from, when not from the command
+    line: `` (from the VARIABLE environment variable)`` where that variable's
+    own ``value`` (as the command found it) is refused by ``read``, or pip's
+    configuration where the option was not typed. pip merges all three, and
+    the user may not think of the other two."""
+    if value:
+        try:
+            read(value)
+        except Exception:  # noqa: BLE001 - any refusal of the variable's own words
+            return f" (from the {variable} environment variable)"
+    return "" if _typed(option) else _FROM_CONFIG
 
 
 def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
@@ -211,7 +226,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
                 variable = "PIP_" + option[2:].upper().replace("-", "_")
                 # as the command found it, not as _export left it
                 where = _where_set(variable, namespace_variables[variable],
-                                   lambda value: parse_namespaces(value.split(), option, also=also))
+                                   lambda value: parse_namespaces(value.split(), option, also=also), option)
                 raise VariantInstallationError(f"{exc}{where}") from None
     if opts.allow_plugin:
         from ..engine import VariantError, parse_allowed_plugins
@@ -220,7 +235,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             parse_allowed_plugins(opts.allow_plugin)
         except VariantError as exc:
             where = _where_set("PIP_ALLOW_VARIANT_PLUGIN", allow_variable,
-                               lambda value: parse_allowed_plugins(value.split()))
+                               lambda value: parse_allowed_plugins(value.split()), "--allow-variant-plugin")
             raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:
@@ -229,10 +244,10 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         try:
             forced = parse_forced(opts.variant)
         except VariantError as exc:
-            where = _where_set("PIP_VARIANT", variant_variable, lambda value: parse_forced([value]))
+            where = _where_set("PIP_VARIANT", variant_variable, lambda value: parse_forced([value]), "--variant")
             raise VariantInstallationError(f"{exc}{where}") from None
-        if variant_variable:
-            STATE.forced_by_variable = parse_forced([variant_variable])
+        STATE.forced_by_variable = parse_forced([variant_variable]) if variant_variable else {}
+        STATE.variant_from_config = not _typed("--variant")
     cross = _compat.cross_target_options(getattr(finder, "target_python", None))
     only_forced = bool(cross) and profile is None
     if only_forced:
@@ -313,8 +328,12 @@ def _warn_variant_ignored(opts: Options, why: str, variable: str) -> None:
     (``variable``: ``PIP_VARIANT`` as the command found it)."""
     variable = variable.strip()
     from_variable = set(variable.split())
-    named = " ".join([f"--variant {item}" for item in opts.variant if item not in from_variable]
-                     + ([f'PIP_VARIANT="{variable}"'] if from_variable else []))
+    others = [item for item in opts.variant if item not in from_variable]
+    if _typed("--variant"):
+        parts = [f"--variant {item}" for item in others]
+    else:  # neither typed nor the variable: pip.conf
+        parts = [f"variant = {' '.join(others)} (pip's configuration)"] if others else []
+    named = " ".join(parts + ([f'PIP_VARIANT="{variable}"'] if from_variable else []))
     messages.warn_once(f"pip-variants: {why}, so {named} is ignored: pip takes no variant wheel")
 
 

@@ -115,6 +115,8 @@ class ProcessState:
         #: canonical name -> label as the ``PIP_VARIANT`` variable names them: messages
         #: about such a choice name the variable, which the user may have forgotten
         self.forced_by_variable: Dict[str, str] = {}
+        #: ``--variant`` was not on the command line: its other choices come from pip.conf
+        self.variant_from_config = False
 
 
 STATE = ProcessState()
@@ -143,9 +145,12 @@ def turned_off_by() -> Tuple[str, str]:
 
 def variant_option(name: str, label: str) -> str:
     """How the user asked for build ``label`` of ``name``: ``--variant name=label``,
-    or ``PIP_VARIANT="name=label"`` when that variable names it."""
+    ``PIP_VARIANT="name=label"`` when that variable names it, or the pip.conf
+    setting when the option was not typed."""
     if STATE.forced_by_variable.get(name) == label:
         return f'PIP_VARIANT="{name}={label}"'
+    if STATE.variant_from_config:
+        return f"variant = {name}={label} (pip's configuration)"
     return f"--variant {name}={label}"
 
 

@@ -165,8 +165,8 @@ def test_pip_conf_no_variants(variant_venv, release, index, tmp_path):
     conf.write_text("[install]\nno-variants = true\nvariant = pkg=mkl\n")
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_CONFIG_FILE=str(conf))
     assert chosen == PLAIN, stderr
-    assert ("variants are off (no-variants in pip's configuration), so --variant pkg=mkl is ignored: "
-            "pip takes no variant wheel") in " ".join(stderr.split()), stderr
+    assert ("variants are off (no-variants in pip's configuration), so variant = pkg=mkl (pip's configuration) "
+            "is ignored: pip takes no variant wheel") in " ".join(stderr.split()), stderr
 
 
 @pytest.mark.parametrize("how", ["option", "env"])

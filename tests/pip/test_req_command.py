@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import pytest
 from _helpers import make_finder, options, variant_finder
@@ -95,17 +96,34 @@ def _warnings(caplog):
     return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
 
 
-def test_no_variants_says_a_variant_option_is_ignored(patched, caplog):
+@pytest.fixture
+def typed(monkeypatch):
+    """The pip command line the options came from (pip.conf otherwise)."""
+    def command_line(*words):
+        monkeypatch.setattr(sys, "argv", ["pip", "install", *words])
+    return command_line
+
+
+def test_no_variants_says_a_variant_option_is_ignored(patched, caplog, typed):
+    typed("--variant", "torch=cu126")
     _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126"])
     assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so --variant torch=cu126 "
                                  "is ignored: pip takes no variant wheel"]
 
 
-def test_no_variants_from_pip_config_says_so(patched, caplog, monkeypatch):
+def test_no_variants_from_pip_config_says_so(patched, caplog, monkeypatch, typed):
     monkeypatch.setattr(STATE, "no_variants_in_configuration", True)
+    typed("--variant=torch=cu126", "--vari", "jax=tpu")  # optparse takes a unique prefix
     _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126", "jax=tpu"])
     assert _warnings(caplog) == ["pip-variants: variants are off (no-variants in pip's configuration), so "
                                  "--variant torch=cu126 --variant jax=tpu is ignored: pip takes no variant wheel"]
+
+
+def test_a_variant_from_pip_config_is_named_as_such(patched, caplog, typed):
+    typed()
+    _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126", "jax=tpu"])
+    assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so variant = torch=cu126 jax=tpu "
+                                 "(pip's configuration) is ignored: pip takes no variant wheel"]
 
 
 def test_no_variants_alone_warns_nothing(patched, caplog):
@@ -113,7 +131,8 @@ def test_no_variants_alone_warns_nothing(patched, caplog):
     assert _warnings(caplog) == []
 
 
-def test_lock_says_a_variant_option_is_ignored(patched, caplog):
+def test_lock_says_a_variant_option_is_ignored(patched, caplog, typed):
+    typed("--variant", "torch=cu126")
     _, ctx = _configure("lock", pip_variants_variant=["torch=cu126"])
     assert ctx is None
     assert _warnings(caplog) == ["pip-variants: pip lock cannot record wheel variants yet and locks with variants "
@@ -154,9 +173,15 @@ def test_bad_profile_is_a_pip_error(patched, tmp_path):
         _configure(pip_variants_profile=str(bad))
 
 
-def test_bad_variant_value_is_a_pip_error(patched, monkeypatch):
+def test_bad_variant_value_is_a_pip_error(patched, monkeypatch, typed):
     monkeypatch.delenv("PIP_VARIANT", raising=False)
+    typed("--variant", "torch")
     with pytest.raises(VariantInstallationError, match="expected NAME=LABEL, e.g. torch=cu128$"):
+        _configure(pip_variants_variant=["torch"])
+    typed()  # not typed, not the variable: pip.conf
+    monkeypatch.delenv("PIP_VARIANT", raising=False)  # (the first command exported it)
+    with pytest.raises(VariantInstallationError, match=r"torch=cu128 \(from pip's configuration: 'pip config list' "
+                                                        r"shows which file\)$"):
         _configure(pip_variants_variant=["torch"])
 
 
@@ -234,3 +259,16 @@ def test_allow_variant_plugin_takes_a_name_or_one_version(patched, value, monkey
 def test_allow_variant_plugin_accepts_names_and_pins(patched, monkeypatch):
     monkeypatch.delenv("PIP_ALLOW_VARIANT_PLUGIN", raising=False)
     variant_finder(pip_variants_allow_plugin=["Acme.Variant_Provider", "x==1.0.post1", "y==2!1.0+local"])
+
+
+def test_a_choice_from_pip_config_is_named_as_the_config_setting(patched, typed, monkeypatch):
+    from pip_variants._pip.state import variant_option
+
+    monkeypatch.delenv("PIP_VARIANT", raising=False)
+    typed()  # neither on the command line nor in PIP_VARIANT
+    _configure(pip_variants_variant=["torch=cu126"])
+    assert variant_option("torch", "cu126") == "variant = torch=cu126 (pip's configuration)"
+    typed("--variant", "torch=cu126")
+    monkeypatch.delenv("PIP_VARIANT", raising=False)  # (the first command exported it)
+    _configure(pip_variants_variant=["torch=cu126"])
+    assert variant_option("torch", "cu126") == "--variant torch=cu126"
