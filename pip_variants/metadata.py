@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import zipfile
-import zlib
 from collections import abc
 from dataclasses import field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -572,9 +571,9 @@ def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source
             raise InvalidVariantMetadata(src, f"{member} is over the {MAX_METADATA_BYTES}-byte limit")
         try:
             content = zf.read(member)
-        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError) as exc:
+        except Exception as exc:  # noqa: BLE001 - zlib, bz2, lzma, CRC, encryption: each its own class
             # damaged or encrypted data in a readable archive: this wheel's metadata, not the run, fails
-            raise InvalidVariantMetadata(src, f"{member} cannot be read ({exc})") from None
+            raise InvalidVariantMetadata(src, f"{member} cannot be read ({type(exc).__name__}: {exc})") from None
         md = load_metadata(content, f"{src}!{member}")
     finally:
         if zf is not wheel:

@@ -60,10 +60,13 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
     0.2.0 has no ``enable-if``: a 0.0.x entry's condition is dropped (the
     namespace is then asked everywhere; :func:`check_consistency` knows).
     0.1.x metadata names no providers: it keeps its own format unless its only
-    namespace without one is the drafts' literal ``abi_dependency``.
+    namespace without one is the drafts' literal ``abi_dependency`` (and it has
+    no 0.1.0 override lists).
     Raises :class:`InvalidVariantMetadata` where a namespace has no provider
     information to write."""
     keep = list(md.variants) if labels is None else [l for l in labels if l in md.variants]
+    if (0, 1, 0) <= md.schema < (0, 2, 0) and (md.feature_priorities or md.property_priorities):
+        return _to_json_01x(md, keep)  # 0.1.0's override lists: 0.2.0 has no place for them
     namespaces = list(md.namespaces)
     if ABI_DEPENDENCY not in namespaces and any(ABI_DEPENDENCY in md.variants[label] for label in keep):
         # The PEP drafts' literal namespace, unlisted and without a provider: in

@@ -244,20 +244,20 @@ def test_wheel_metadata_must_describe_its_label():
         load_wheel_metadata(_wheel_bytes("fast", None), "fast")
 
 
-@pytest.mark.parametrize("damage", ["deflate", "crc"])
+@pytest.mark.parametrize("damage", ["deflate", "crc", "lzma"])
 def test_damaged_wheel_metadata_is_invalid_metadata(tmp_path, damage):
     # a readable archive whose variant.json data is damaged: that wheel fails, as any bad metadata
     doc = {"$schema": V020, "default-priorities": {"namespace": ["s"]},
            "providers": {"s": {"static-properties": {"f": ["1"]}}}, "variants": {"fast": {"s": {"f": ["1"]}}}}
     path = tmp_path / "pkg-1.0-py3-none-any-fast.whl"
-    method = zipfile.ZIP_DEFLATED if damage == "deflate" else zipfile.ZIP_STORED
+    method = {"deflate": zipfile.ZIP_DEFLATED, "crc": zipfile.ZIP_STORED, "lzma": zipfile.ZIP_LZMA}[damage]
     with zipfile.ZipFile(path, "w", method) as zf:
         zf.writestr("pkg-1.0.dist-info/variant.json", json.dumps(doc) + " " * 2000)
     with zipfile.ZipFile(path) as zf:
         info = zf.getinfo("pkg-1.0.dist-info/variant.json")
     data = bytearray(path.read_bytes())
     start = info.header_offset + 30 + len(info.filename) + len(info.extra)
-    if damage == "deflate":
+    if damage in ("deflate", "lzma"):
         data[start:start + 8] = bytes(b ^ 0xFF for b in data[start:start + 8])
     else:
         data[start + 1] ^= 0x01  # stored: the CRC no longer matches

@@ -68,3 +68,14 @@ def test_a_namespace_without_provider_information_is_not_written():
                          variants={"g": {"gpu": {"api": ("1",)}}}, providers={"gpu": ProviderInfo("gpu")})
     with pytest.raises(InvalidVariantMetadata, match="no provider information for namespace 'gpu'"):
         dumps(md)
+
+
+def test_0_1_0_override_lists_keep_the_0_1_0_format():
+    # an abi_dependency-only release has a 0.2.0 form, but not for its 0.1.0 override lists
+    doc = {"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.0.json",
+           "default-priorities": {"namespace": ["abi_dependency"], "feature": {"abi_dependency": ["torch"]}},
+           "variants": {"t29": {"abi_dependency": {"torch": ["2.9"]}}}}
+    written = to_json_dict(parse_metadata(doc, "x"))
+    assert written["$schema"].endswith("/v0.1.0.json") and "providers" not in written
+    del doc["default-priorities"]["feature"]
+    assert to_json_dict(parse_metadata(doc, "x"))["$schema"].endswith("/v0.2.0.json")

@@ -136,32 +136,54 @@ def _network_args(options: Any) -> List[str]:
     return args
 
 
-_FROM_CONFIG = " (from pip's configuration: 'pip config list' shows which file)"
+class _Sources:
+    """Where pip found the value of one of our options before the command
+    line added to it: ``PIP_*`` (the environment wins over files, as in pip's
+    defaults) or pip's configuration files. Read from what ``parser`` loaded;
+    nothing under ``--isolated``, where pip reads neither."""
 
+    def __init__(self, parser: Any, isolated: bool) -> None:
+        from .options import OPTION_NAMES
 
-def _typed(option: str) -> bool:
-    """Is ``option`` on this pip command line (optparse also takes a unique prefix)?"""
-    from .options import OPTION_NAMES
+        # as the command found them, before _export replaces them
+        self._variables: Dict[str, Optional[str]] = {} if isolated else {
+            name[2:]: os.environ.get("PIP_" + name[2:].upper().replace("-", "_")) or None for name in OPTION_NAMES
+        }
+        self._items: Dict[str, str] = {}
+        if parser is None or isolated:
+            return
+        try:  # pip's own order: [global], the command's section, the environment
+            for key, value in parser._get_ordered_configuration_items():
+                self._items[key] = str(value)
+        except Exception as exc:  # only the wording of messages depends on it
+            messages.debug("pip-variants: pip's configuration could not be read: %r", exc)
 
-    for word in sys.argv[1:]:
-        head = word.split("=", 1)[0]
-        if head == option or (len(head) > 3 and option.startswith(head) and head not in OPTION_NAMES):
-            return True
-    return False
+    def variable(self, key: str) -> Optional[str]:
+        """The ``PIP_*`` value of option ``--key`` pip took, as the command found it."""
+        return self._variables.get(key)
 
+    def file(self, key: str) -> Optional[str]:
+        """The configuration files' value of ``--key``, where no variable overrides it."""
+        if self.variable(key) is not None:
+            return None
+        return self._items.get(key) or None
 
-def _where_set(variable: str, value: Optional[str], read: Callable[[str], Any], option: str) -> str:
-    """Where a refused ``option`` value came from, when not from the command
-    line: `` (from the VARIABLE environment variable)`` where that variable's
-    own ``value`` (as the command found it) is refused by ``read``, or pip's
-    configuration where the option was not typed. pip merges all three, and
-    the user may not think of the other two."""
-    if value:
-        try:
-            read(value)
-        except Exception:  # noqa: BLE001 - any refusal of the variable's own words
-            return f" (from the {variable} environment variable)"
-    return "" if _typed(option) else _FROM_CONFIG
+    def words(self, key: str) -> Tuple[List[str], List[str]]:
+        """The option's words from the variable and from the files (before the command line's)."""
+        return _words([self.variable(key) or ""]), _words([self.file(key) or ""])
+
+    def where(self, key: str, read: Callable[[str], Any]) -> str:
+        """Where a refused value of ``--key`` came from, unless from the command line:
+        the one of the variable or the files that ``read`` refuses on its own."""
+        for value, where in ((self.variable(key), f" (from the PIP_{key.upper().replace('-', '_')} environment "
+                                                   "variable)"),
+                             (self.file(key), " (from pip's configuration: 'pip config list' shows which file)")):
+            if value:
+                try:
+                    read(value)
+                except Exception:  # noqa: BLE001 - any refusal of those words
+                    return where
+        return ""
 
 
 def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
@@ -172,12 +194,12 @@ def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
         raise VariantInstallationError(str(exc)) from None
 
 
-def configure_finder(command: str, options: Any, session: Any, finder: Any) -> Optional[FinderContext]:
-    """Decide variants for this command and attach the state to ``finder``."""
+def configure_finder(command: str, options: Any, session: Any, finder: Any,
+                     parser: Any = None) -> Optional[FinderContext]:
+    """Decide variants for this command and attach the state to ``finder``
+    (``parser``: the command's, for where a setting came from)."""
     opts = Options(options)
-    variant_variable = os.environ.get("PIP_VARIANT")  # before _export replaces it
-    namespace_variables = {name: os.environ.get(name) for name in ("PIP_VARIANT_DISABLE", "PIP_VARIANT_ENABLE")}
-    allow_variable = os.environ.get("PIP_ALLOW_VARIANT_PLUGIN")
+    sources = _Sources(parser, bool(getattr(options, "isolated_mode", False)))
     _export(opts)
     STATE.command = command
     # Until variants are on for this command: no provider runs for installed wheels' markers.
@@ -187,7 +209,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if opts.no_variants and command != "lock":
         messages.debug("pip-variants: variants off (--no-variants)")
         if opts.variant:
-            _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})", variant_variable or "")
+            _warn_variant_ignored(opts, f"variants are off ({turned_off_by()[0]})", sources)
         return None
     from . import verify_untested_pip
 
@@ -196,7 +218,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     if command == "lock":
         why = turned_off_by()[0]  # (the command is lock)
         if opts.variant:
-            _warn_variant_ignored(opts, f"{why} and locks with variants off", variant_variable or "")
+            _warn_variant_ignored(opts, f"{why} and locks with variants off", sources)
         else:  # a notice, not a warning: most locks involve no variant at all
             messages.info_once(f"pip-variants: {why}; locking with variants off")
         return None
@@ -223,10 +245,8 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
             try:
                 parse_namespaces(values, option, also=also)
             except VariantError as exc:
-                variable = "PIP_" + option[2:].upper().replace("-", "_")
-                # as the command found it, not as _export left it
-                where = _where_set(variable, namespace_variables[variable],
-                                   lambda value: parse_namespaces(value.split(), option, also=also), option)
+                where = sources.where(option[2:], lambda value: parse_namespaces(
+                    _words([value], commas=True), option, also=also))
                 raise VariantInstallationError(f"{exc}{where}") from None
     if opts.allow_plugin:
         from ..engine import VariantError, parse_allowed_plugins
@@ -234,8 +254,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         try:
             parse_allowed_plugins(opts.allow_plugin)
         except VariantError as exc:
-            where = _where_set("PIP_ALLOW_VARIANT_PLUGIN", allow_variable,
-                               lambda value: parse_allowed_plugins(value.split()), "--allow-variant-plugin")
+            where = sources.where("allow-variant-plugin", lambda value: parse_allowed_plugins(value.split()))
             raise VariantInstallationError(f"{exc}{where}") from None
     forced: Dict[str, str] = {}
     if opts.variant:
@@ -244,10 +263,12 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
         try:
             forced = parse_forced(opts.variant)
         except VariantError as exc:
-            where = _where_set("PIP_VARIANT", variant_variable, lambda value: parse_forced([value]), "--variant")
+            where = sources.where("variant", lambda value: parse_forced([value]))
             raise VariantInstallationError(f"{exc}{where}") from None
-        STATE.forced_by_variable = parse_forced([variant_variable]) if variant_variable else {}
-        STATE.variant_from_config = not _typed("--variant")
+        # (each parsed alone above already, as part of the whole)
+        from_variable, from_files = sources.words("variant")
+        STATE.forced_by_variable = parse_forced(from_variable)
+        STATE.forced_from_config = parse_forced(from_files)
     cross = _compat.cross_target_options(getattr(finder, "target_python", None))
     only_forced = bool(cross) and profile is None
     if only_forced:
@@ -323,17 +344,14 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any) -> O
     return ctx
 
 
-def _warn_variant_ignored(opts: Options, why: str, variable: str) -> None:
-    """``--variant`` asks for a build by name: never drop it without a word
-    (``variable``: ``PIP_VARIANT`` as the command found it)."""
-    variable = variable.strip()
-    from_variable = set(variable.split())
-    others = [item for item in opts.variant if item not in from_variable]
-    if _typed("--variant"):
-        parts = [f"--variant {item}" for item in others]
-    else:  # neither typed nor the variable: pip.conf
-        parts = [f"variant = {' '.join(others)} (pip's configuration)"] if others else []
-    named = " ".join(parts + ([f'PIP_VARIANT="{variable}"'] if from_variable else []))
+def _warn_variant_ignored(opts: Options, why: str, sources: _Sources) -> None:
+    """``--variant`` asks for a build by name: never drop it without a word,
+    named as the user set it (option, ``PIP_VARIANT``, pip.conf)."""
+    from_variable, from_files = sources.words("variant")
+    typed = [item for item in opts.variant if item not in from_variable and item not in from_files]
+    named = " ".join([f"--variant {item}" for item in typed]
+                     + ([f'PIP_VARIANT="{" ".join(from_variable)}"'] if from_variable else [])
+                     + ([f"variant = {' '.join(from_files)} (pip's configuration)"] if from_files else []))
     messages.warn_once(f"pip-variants: {why}, so {named} is ignored: pip takes no variant wheel")
 
 
@@ -351,7 +369,7 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             except Exception as exc:
                 messages.debug("pip-variants: where no-variants was set is unknown: %r", exc)
         try:
-            configure_finder(command, options, session, finder)
+            configure_finder(command, options, session, finder, getattr(self, "parser", None))
         except VariantInstallationError:
             raise
         except Exception as exc:

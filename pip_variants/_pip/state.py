@@ -115,8 +115,8 @@ class ProcessState:
         #: canonical name -> label as the ``PIP_VARIANT`` variable names them: messages
         #: about such a choice name the variable, which the user may have forgotten
         self.forced_by_variable: Dict[str, str] = {}
-        #: ``--variant`` was not on the command line: its other choices come from pip.conf
-        self.variant_from_config = False
+        #: the same for pip's configuration files
+        self.forced_from_config: Dict[str, str] = {}
 
 
 STATE = ProcessState()
@@ -149,7 +149,7 @@ def variant_option(name: str, label: str) -> str:
     setting when the option was not typed."""
     if STATE.forced_by_variable.get(name) == label:
         return f'PIP_VARIANT="{name}={label}"'
-    if STATE.variant_from_config:
+    if STATE.forced_from_config.get(name) == label:
         return f"variant = {name}={label} (pip's configuration)"
     return f"--variant {name}={label}"
 

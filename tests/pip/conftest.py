@@ -26,10 +26,6 @@ def patched(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
     for name in _EXPORTED:
         monkeypatch.delenv(name, raising=False)
-    # the options a test passes came from the command line (a test of pip.conf says otherwise)
-    from pip_variants._pip.options import OPTION_NAMES
-
-    monkeypatch.setattr(sys, "argv", ["pip", "install", *OPTION_NAMES])
     integration.uninstall()
     integration.install()
     try:

@@ -96,34 +96,41 @@ def _warnings(caplog):
     return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
 
 
-@pytest.fixture
-def typed(monkeypatch):
-    """The pip command line the options came from (pip.conf otherwise)."""
-    def command_line(*words):
-        monkeypatch.setattr(sys, "argv", ["pip", "install", *words])
-    return command_line
+def _from_pip(tmp_path, monkeypatch, *argv, conf="", **variables):
+    """configure_finder as pip calls it: the options pip parsed from ``argv``,
+    pip.conf ``conf`` and ``variables``, and the command's parser."""
+    from pip._internal.commands import create_command
+
+    path = tmp_path / "pip.conf"
+    path.write_text(conf)
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(path))
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    command = create_command("install", isolated="--isolated" in argv)  # as pip's main() does
+    parsed, _ = command.parse_args(list(argv))
+    finder = make_finder()
+    return configure_finder("install", parsed, finder._link_collector.session, finder, command.parser)
 
 
-def test_no_variants_says_a_variant_option_is_ignored(patched, caplog, typed):
-    typed("--variant", "torch=cu126")
+def test_no_variants_says_a_variant_option_is_ignored(patched, caplog):
     _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126"])
     assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so --variant torch=cu126 "
                                  "is ignored: pip takes no variant wheel"]
 
 
-def test_no_variants_from_pip_config_says_so(patched, caplog, monkeypatch, typed):
+def test_no_variants_from_pip_config_says_so(patched, caplog, monkeypatch):
     monkeypatch.setattr(STATE, "no_variants_in_configuration", True)
-    typed("--variant=torch=cu126", "--vari", "jax=tpu")  # optparse takes a unique prefix
     _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126", "jax=tpu"])
     assert _warnings(caplog) == ["pip-variants: variants are off (no-variants in pip's configuration), so "
                                  "--variant torch=cu126 --variant jax=tpu is ignored: pip takes no variant wheel"]
 
 
-def test_a_variant_from_pip_config_is_named_as_such(patched, caplog, typed):
-    typed()
-    _configure(pip_variants_no_variants=True, pip_variants_variant=["torch=cu126", "jax=tpu"])
-    assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so variant = torch=cu126 jax=tpu "
-                                 "(pip's configuration) is ignored: pip takes no variant wheel"]
+def test_a_variant_from_pip_config_is_named_as_such(patched, caplog, tmp_path, monkeypatch):
+    _from_pip(tmp_path, monkeypatch, "--no-variants", "--variant", "acme=a2",
+              conf="[install]\nvariant = torch=cu126 jax=tpu\n")
+    assert _warnings(caplog) == ["pip-variants: variants are off (--no-variants), so --variant acme=a2 "
+                                 "variant = torch=cu126 jax=tpu (pip's configuration) is ignored: "
+                                 "pip takes no variant wheel"]
 
 
 def test_no_variants_alone_warns_nothing(patched, caplog):
@@ -131,8 +138,7 @@ def test_no_variants_alone_warns_nothing(patched, caplog):
     assert _warnings(caplog) == []
 
 
-def test_lock_says_a_variant_option_is_ignored(patched, caplog, typed):
-    typed("--variant", "torch=cu126")
+def test_lock_says_a_variant_option_is_ignored(patched, caplog):
     _, ctx = _configure("lock", pip_variants_variant=["torch=cu126"])
     assert ctx is None
     assert _warnings(caplog) == ["pip-variants: pip lock cannot record wheel variants yet and locks with variants "
@@ -173,16 +179,30 @@ def test_bad_profile_is_a_pip_error(patched, tmp_path):
         _configure(pip_variants_profile=str(bad))
 
 
-def test_bad_variant_value_is_a_pip_error(patched, monkeypatch, typed):
+def test_bad_variant_value_is_a_pip_error(patched, monkeypatch, tmp_path):
     monkeypatch.delenv("PIP_VARIANT", raising=False)
-    typed("--variant", "torch")
     with pytest.raises(VariantInstallationError, match="expected NAME=LABEL, e.g. torch=cu128$"):
         _configure(pip_variants_variant=["torch"])
-    typed()  # not typed, not the variable: pip.conf
+    # in pip.conf (with a good one typed): said so
     monkeypatch.delenv("PIP_VARIANT", raising=False)  # (the first command exported it)
-    with pytest.raises(VariantInstallationError, match=r"torch=cu128 \(from pip's configuration: 'pip config list' "
-                                                        r"shows which file\)$"):
-        _configure(pip_variants_variant=["torch"])
+    with pytest.raises(VariantInstallationError, match=r"'torch'.* torch=cu128 \(from pip's configuration: "
+                                                        r"'pip config list' shows which file\)$"):
+        _from_pip(tmp_path, monkeypatch, "--variant", "acme=a2", conf="[install]\nvariant = torch\n")
+
+
+def test_isolated_mode_reads_no_variable(patched, monkeypatch, tmp_path):
+    # pip --isolated ignores PIP_* variables: so does what pip-variants says about them
+    ctx = _from_pip(tmp_path, monkeypatch, "--isolated", "--variant", "demo=x2", PIP_VARIANT="demo=BAD")
+    assert ctx is not None and STATE.forced_by_variable == {}
+    from pip_variants._pip.state import variant_option
+
+    assert variant_option("demo", "x2") == "--variant demo=x2"
+
+
+def test_comma_separated_namespace_variables_are_read_as_pip_variants_reads_them(patched, monkeypatch, tmp_path):
+    with pytest.raises(VariantInstallationError) as failure:
+        _from_pip(tmp_path, monkeypatch, "--variant-disable", "bad!", PIP_VARIANT_DISABLE="nvidia,x86_64")
+    assert "'bad!'" in str(failure.value) and "environment variable" not in str(failure.value)
 
 
 def test_a_bad_variant_value_from_the_environment_says_so(patched, monkeypatch):
@@ -261,14 +281,12 @@ def test_allow_variant_plugin_accepts_names_and_pins(patched, monkeypatch):
     variant_finder(pip_variants_allow_plugin=["Acme.Variant_Provider", "x==1.0.post1", "y==2!1.0+local"])
 
 
-def test_a_choice_from_pip_config_is_named_as_the_config_setting(patched, typed, monkeypatch):
+def test_a_choice_from_pip_config_is_named_as_the_config_setting(patched, monkeypatch, tmp_path):
     from pip_variants._pip.state import variant_option
 
     monkeypatch.delenv("PIP_VARIANT", raising=False)
-    typed()  # neither on the command line nor in PIP_VARIANT
-    _configure(pip_variants_variant=["torch=cu126"])
+    _from_pip(tmp_path, monkeypatch, conf="[global]\nvariant = torch=cu126\n")
     assert variant_option("torch", "cu126") == "variant = torch=cu126 (pip's configuration)"
-    typed("--variant", "torch=cu126")
     monkeypatch.delenv("PIP_VARIANT", raising=False)  # (the first command exported it)
-    _configure(pip_variants_variant=["torch=cu126"])
+    _from_pip(tmp_path, monkeypatch, "--variant", "torch=cu126")
     assert variant_option("torch", "cu126") == "--variant torch=cu126"
