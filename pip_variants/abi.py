@@ -18,8 +18,9 @@ Where the version of the dependency comes from, first rule wins
 4. otherwise the resolver chooses: every declared value is acceptable, the
    newest first, and the chosen wheel carries the requirement ``NAME==V.*``
    so that the pair the resolver settles on is consistent. Where the command
-   names an installed project without upgrading it (no ``--upgrade``), pip
-   keeps that version if it can: the builds for it come first.
+   names an installed project without upgrading it (no ``--upgrade``, or only
+   a constraint under it), pip keeps that version if it can: the builds for it
+   come first.
 
 Pure: imports no pip, and not even ``packaging``.
 """
@@ -251,8 +252,9 @@ class AbiContext:
     #: ``--upgrade-strategy eager``, ``--force-reinstall`` (without ``--no-deps``): every
     #: installed version may change
     all_changing: bool = False
-    #: no ``--upgrade``: pip keeps the installed version of a named project if it can
-    keeps_installed: bool = False
+    #: named projects whose installed version pip keeps if it can (no ``--upgrade``,
+    #: or only constrained under it)
+    kept: Set[str] = field(default_factory=set)
     problems: List[str] = field(default_factory=list)
     installed_reader: Callable[[], Dict[str, str]] = _installed_versions
 
@@ -264,14 +266,14 @@ class AbiContext:
         return cls(overrides=overrides, profile=profile_versions(profile), problems=problems)
 
     def bind(self, installed: Callable[[], Dict[str, str]], named: Iterable[str],
-             all_changing: bool = False, keeps_installed: bool = False) -> None:
+             all_changing: bool = False, kept: Iterable[str] = ()) -> None:
         """The target environment (read on first use), the projects the command
         names, and how it treats what is installed."""
         self.installed = None
         self.installed_reader = installed
         self.named = {_canonical(n) for n in named}
         self.all_changing = all_changing
-        self.keeps_installed = keeps_installed
+        self.kept = {_canonical(n) for n in kept}
 
     def source_for(self, feature: str) -> AbiSource:
         name = feature_project(feature)
@@ -285,7 +287,7 @@ class AbiContext:
         if version is not None and not self.all_changing:
             if name not in self.named:
                 return AbiSource(name, version, "installed")
-            if self.keeps_installed:
+            if name in self.kept:
                 return AbiSource(name, None, "resolver", preferred=version)
         return AbiSource(name, None, "resolver")
 

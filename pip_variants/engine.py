@@ -9,13 +9,13 @@ Python, no pip imports: pip's objects stay in :mod:`pip_variants._pip`.
 from __future__ import annotations
 
 from dataclasses import field, replace
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
 from .filename import NULL_LABEL, canonicalize_name
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
-from .selection import Preferences, Ranking, Rejection, find_incompatibility, rank_variants
+from .selection import Preferences, Ranking, Rejection, find_incompatibility, held_by_profile, rank_variants
 from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
 
 if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
@@ -198,6 +198,11 @@ class Selection:
         return f"{self.project} {self.version}: variant {label} ({why}){extra}"
 
 
+def _profiled(answers: Iterable[NamespaceSupport]) -> FrozenSet[str]:
+    """The namespaces a ``--variant-profile`` answered (the others: this machine, the release, ...)."""
+    return frozenset(a.namespace for a in answers if a.source == "profile")
+
+
 def _static_view(metadata: VariantMetadata, rejection: Rejection, supported: Supported) -> Rejection:
     """A label rejected by a namespace whose support is the release's own static
     list: the release contradicts itself, this machine is not the reason."""
@@ -269,9 +274,9 @@ class VariantEngine:
         except StrictVariantError as exc:
             raise StrictVariantError(f"{project} {version}: {exc}") from None
         name = canonical_name(project)
-        holder = self.resolver.holder
+        profiled = _profiled(answers)
         ranking = rank_variants(
-            metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ()), holder
+            metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())
         )
         forced = self.settings.forced.get(name)
         problem = None
@@ -279,11 +284,11 @@ class VariantEngine:
             if forced not in metadata.variants or forced not in labels:
                 available = [l for l in labels if l in metadata.variants]
                 raise VariantLabelNotFound(project, version, forced, available)
-            problem = find_incompatibility(forced, metadata.variants[forced], supported, holder)
+            problem = find_incompatibility(forced, metadata.variants[forced], supported)
             if problem is not None:
-                problem = _static_view(metadata, problem, supported)
+                problem = _static_view(metadata, held_by_profile(problem, profiled), supported)
         if ranking.rejected:
-            ranking = Ranking(ranking.order, {label: _static_view(metadata, rej, supported)
+            ranking = Ranking(ranking.order, {label: _static_view(metadata, held_by_profile(rej, profiled), supported)
                                               for label, rej in ranking.rejected.items()})
         moot: Tuple[str, ...] = ()
         if any(a.source == "disabled" and a.notice for a in answers):
@@ -334,5 +339,6 @@ class VariantEngine:
             return Rejection(label, "invalid", detail=metadata.invalid_labels.get(label, "label not described"))
         if self.settings.forced.get(canonical_name(project)) == label:
             return None
-        supported, _ = self.supported_for(metadata)
-        return find_incompatibility(label, metadata.variants[label], supported, self.resolver.holder)
+        supported, answers = self.supported_for(metadata)
+        problem = find_incompatibility(label, metadata.variants[label], supported)
+        return None if problem is None else held_by_profile(problem, _profiled(answers))

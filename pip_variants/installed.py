@@ -243,7 +243,7 @@ _UNANSWERED = ("untrusted", "failed")
 
 def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
     from .filename import NULL_LABEL
-    from .selection import find_incompatibility
+    from .selection import find_incompatibility, held_by_profile
 
     if variant.error or variant.metadata is None:
         return CheckResult(variant, "unknown", variant.error or "variant.json unreadable")
@@ -251,9 +251,10 @@ def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
         return CheckResult(variant, "fits", "the null variant fits every machine")
     md = variant.metadata
     supported, answers = resolver.supported_for(md)
-    rejection = find_incompatibility(variant.label, md.variants[variant.label], supported, resolver.holder)
+    rejection = find_incompatibility(variant.label, md.variants[variant.label], supported)
     if rejection is None:
         return CheckResult(variant, "fits")
+    rejection = held_by_profile(rejection, {a.namespace for a in answers if a.source == "profile"})
     answer = next((a for a in answers if a.namespace == rejection.namespace), None)
     if answer is not None and answer.source in _UNANSWERED:
         # No provider could say what this machine supports: not evidence of a misfit.

@@ -13,9 +13,9 @@ wheels come after it (that last step is the caller's).
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import field, replace
 from itertools import chain
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
 from .filename import NULL_LABEL
@@ -27,6 +27,8 @@ __all__ = [
     "Rejection",
     "Ranking",
     "find_incompatibility",
+    "held_by_profile",
+    "PROFILE_HOLDER",
     "rank_variants",
     "orders_for",
 ]
@@ -91,13 +93,23 @@ class Ranking:
         return self.order[0] if self.order else None
 
 
-def find_incompatibility(label: str, props: PropertySet, supported: Supported,
-                         holder: str = "this machine") -> Optional[Rejection]:
+#: :attr:`Rejection.holder` where a variant profile answered the namespace
+PROFILE_HOLDER = "the variant profile"
+
+
+def held_by_profile(rejection: Rejection, namespaces: AbstractSet[str]) -> Rejection:
+    """``rejection`` worded as the profile's where its namespace is one of the
+    ``namespaces`` a ``--variant-profile`` answered (not this machine's support)."""
+    if rejection.reason == "unsupported" and rejection.namespace in namespaces:
+        return replace(rejection, holder=PROFILE_HOLDER)
+    return rejection
+
+
+def find_incompatibility(label: str, props: PropertySet, supported: Supported) -> Optional[Rejection]:
     """The first declared feature none of whose values is supported, or ``None``.
 
     PR-1: every declared feature needs at least one supported value (AND across
     features, OR within one). A variant with no properties is always compatible.
-    ``holder`` names whose support ``supported`` is, for the message.
     """
     for ns, features in props.items():
         ns_supported = supported.get(ns, {})
@@ -105,7 +117,7 @@ def find_incompatibility(label: str, props: PropertySet, supported: Supported,
             have = tuple(ns_supported.get(feature, ()))
             # A variant declares one or two values; the supported list can be a hundred long.
             if not any(value in have for value in values):
-                return Rejection(label, "unsupported", ns, feature, tuple(values), have, holder=holder)
+                return Rejection(label, "unsupported", ns, feature, tuple(values), have)
     return None
 
 
@@ -167,10 +179,8 @@ def rank_variants(
     labels: Optional[Iterable[str]] = None,
     prefs: Preferences = Preferences(),
     exclude: Iterable[str] = (),
-    holder: str = "this machine",
 ) -> Ranking:
-    """Filter and order ``labels`` (default: every label in ``metadata``);
-    ``holder`` names whose support ``supported`` is, for rejections."""
+    """Filter and order ``labels`` (default: every label in ``metadata``)."""
     wanted = list(metadata.variants) if labels is None else list(dict.fromkeys(labels))
     excluded = set(exclude)
     # The orders of :func:`orders_for`, as positions, and only for the features
@@ -191,7 +201,7 @@ def rank_variants(
             )
             continue
         props = metadata.variants[label]
-        problem = find_incompatibility(label, props, supported, holder)
+        problem = find_incompatibility(label, props, supported)
         if problem is not None:
             rejected[label] = problem
             continue

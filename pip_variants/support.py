@@ -315,11 +315,6 @@ class SupportResolver:
 
     # -- public -------------------------------------------------------------------
 
-    @property
-    def holder(self) -> str:
-        """Whose support this is, as messages name it."""
-        return "this machine" if self.settings.profile is None else "the variant profile"
-
     def supported_for(self, metadata: VariantMetadata) -> Tuple[Dict[str, Dict[str, Tuple[str, ...]]], List[NamespaceSupport]]:
         """``({namespace: {feature: values}}, answers)`` for every namespace a variant of the release uses."""
         supported: Dict[str, Dict[str, Tuple[str, ...]]] = {}

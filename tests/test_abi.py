@@ -80,11 +80,11 @@ def test_source_ladder_override_profile_installed_resolver():
     ctx.bind(lambda: {"jax": "0.4.30"}, named=[], all_changing=True)
     assert ctx.source_for("jax").origin == "resolver"
     # named without --upgrade: still the resolver's, but pip keeps the installed version if it can
-    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], keeps_installed=True)
+    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], kept=["jax"])
     jax = ctx.source_for("jax")
     assert (jax.version, jax.origin, jax.preferred, jax.binds) == (None, "resolver", "0.4.30", True)
     assert "installed 0.4.30 first" in jax.describe()
-    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], all_changing=True, keeps_installed=True)
+    ctx.bind(lambda: {"jax": "0.4.30"}, named=["jax"], all_changing=True, kept=["jax"])
     assert ctx.source_for("jax").preferred is None
 
 
@@ -129,14 +129,14 @@ def release(pd: bool = True, extra_plain_ns: bool = False):
     return parse_metadata(doc, "attn-1.0-variants.json")
 
 
-def engine(installed=None, named=(), env=None, profile=None, keeps_installed=False):
+def engine(installed=None, named=(), env=None, profile=None, kept=()):
     ctx = AbiContext.from_environment(env or {}, profile=profile)
-    ctx.bind(lambda: dict(installed or {}), named, keeps_installed=keeps_installed)
+    ctx.bind(lambda: dict(installed or {}), named, kept=kept)
     return VariantEngine(VariantSettings(support=SupportSettings(abi=ctx)))
 
 
 def test_a_named_installed_version_kept_without_upgrade_ranks_its_builds_first():
-    sel = engine({"torch": "2.8.0"}, named=["torch"], keeps_installed=True).select("attn", "1.0", release())
+    sel = engine({"torch": "2.8.0"}, named=["torch"], kept=["torch"]).select("attn", "1.0", release())
     assert sel.order == ("t28_mkl", "t29_mkl", "t29_ob", "null")  # the others stay, for the resolver
     assert [str(r) for r in sel.abi["t29_mkl"]] == ["torch==2.9.*"]
     # with --upgrade, newest first as before

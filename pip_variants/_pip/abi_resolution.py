@@ -136,7 +136,14 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                 force = bool(getattr(factory, "_force_reinstall", False))
                 # --no-deps: pip touches only the named projects, whatever it may do to them
                 eager = (strategy == "eager" or force) and not getattr(self, "ignore_dependencies", False)
-                keeps = strategy == "to-satisfy-only" and not force  # no --upgrade
+                # What pip keeps installed if it can: without --upgrade, every named project;
+                # with it (only-if-needed), those only constrained, not requested
+                requested = {r.name for r in root_reqs
+                             if getattr(r, "name", None) and getattr(r, "user_supplied", False)
+                             and not getattr(r, "constraint", False)}
+                keeps = [] if force else (named if strategy == "to-satisfy-only" else
+                                          [n for n in named if n not in requested] if strategy == "only-if-needed"
+                                          else [])
                 # The engine (and its ABI context) is built when the first
                 # variant shows up, usually after this point: keep the binding.
                 STATE.abi_binding = (installed, named, eager, keeps)

@@ -154,6 +154,8 @@ class FinderContext:
         #: the target is another machine that only ``--variant`` describes (H8):
         #: the projects it names get their label, all others stay stock
         self.only_forced = False
+        #: a --variant-profile stands in for this machine (for how messages name it)
+        self.profile = False
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
         #: the namespaces of the releases' index files read: what ``--variant-disable``

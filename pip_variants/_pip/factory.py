@@ -137,6 +137,7 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
     """Refuse a variant wheel this machine does not support (unless ``--variant``
     names it), say which build is taken, and remember it for the later hooks."""
     from ..properties import format_property_set
+    from ..selection import PROFILE_HOLDER
 
     ctx.namespaces_seen.update(metadata.namespaces)
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
@@ -145,21 +146,21 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
         if rejection.reason == "unsupported":  # what --variant overrides
             hint = (f"; to install it anyway (for another machine), add --variant "
                     f"{_compat.canonical_name(parsed.name)}={label}")
-        where = "on this system" if rejection.holder == "this machine" else f"for {rejection.holder}"
+        where = "on this system" if rejection.holder != PROFILE_HOLDER else f"for {rejection.holder}"
         raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant {where}: {rejection}{hint}")
     supported, answers = ctx.engine.supported_for(metadata)
     for answer in answers:
         if answer.notice:
             messages.warn_once(f"pip-variants: {answer.notice}")
     if ctx.forced.get(_compat.canonical_name(parsed.name)) == label and not ctx.only_forced:
-        from ..selection import find_incompatibility
+        from ..selection import find_incompatibility, held_by_profile
 
-        holder = ctx.engine.resolver.holder
-        problem = find_incompatibility(label, metadata.variants[label], supported, holder)
+        problem = find_incompatibility(label, metadata.variants[label], supported)
         if problem is not None:  # as for a build chosen from an index
+            problem = held_by_profile(problem, {a.namespace for a in answers if a.source == "profile"})
             messages.warn_once(
                 f"pip-variants: {parsed.name} {parsed.version}: variant {label} was chosen with --variant, "
-                f"but {holder} does not support it ({problem}); taking it anyway"
+                f"but {problem.holder} does not support it ({problem}); taking it anyway"
             )
     if messages.info_enabled():
         props = format_property_set(metadata.variants.get(label, {}))

@@ -185,7 +185,17 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
     return get_applicable_candidates
 
 
-def _summary(out: Outcome) -> str:
+def _holder(outcomes: Sequence[Outcome], profile: bool) -> str:
+    """Whose support the variants of ``outcomes`` were refused by (the profile's
+    answers or this machine's), for the lines that say nothing fits."""
+    for out in outcomes:
+        for rejection in (out.selection.rejected.values() if out.selection is not None else ()):
+            if rejection.reason == "unsupported":
+                return rejection.holder
+    return "the variant profile" if profile else "this machine"
+
+
+def _summary(out: Outcome, profile: bool) -> str:
     if out.problem:
         return out.problem
     parts = []
@@ -197,7 +207,7 @@ def _summary(out: Outcome) -> str:
     for url, why in list(out.dropped_links.items())[:2]:
         parts.append(f"{url.rsplit('/', 1)[-1]}: {why}")
     rejected = out.selection.rejected.values() if out.selection is not None else ()
-    holder = next((r.holder for r in rejected if r.reason == "unsupported"), "this machine")
+    holder = _holder((out,), profile)
     what = (f"no variant fits {holder} or was left by --variant-exclude"
             if any(r.reason == "excluded" for r in rejected) else f"no variant fits {holder}")
     return what + (f" ({'; '.join(parts)})" if parts else "")
@@ -524,7 +534,12 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     the release pip takes (the newest, or an older one it falls back to).
     ``hash_pinned``: in hash-checking mode, the newest release's files the pins left."""
     project = ctx.project
-    holder = ctx.finder.engine.resolver.holder if newest_outcomes else "this machine"
+    profile = ctx.finder.profile
+    holder = _holder(newest_outcomes, profile)
+
+    def why() -> str:  # worded only for a message
+        return _why(newest_outcomes, profile)
+
     for out in newest_outcomes:
         if out.selection is not None:
             for notice in out.selection.notices:
@@ -532,7 +547,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     if not final:
         if newest_outcomes:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits {holder} ({_why(newest_outcomes)})."
+                f"pip-variants: no distribution of {project} {newest} fits {holder} ({why()})."
                 f"{_pins_hint(ctx, hash_pinned)} Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
@@ -545,12 +560,12 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if left:  # pip ranks an older file first (--prefer-binary): something of newest still fits
             what = "its source distribution" if not any(c.link.is_wheel for c in left) else "its other files"
             messages.warn_once(
-                f"pip-variants: {project} {newest}: {_why(newest_outcomes)}; pip prefers {project} {taken} to {what}. "
+                f"pip-variants: {project} {newest}: {why()}; pip prefers {project} {taken} to {what}. "
                 f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         else:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits {holder} ({_why(newest_outcomes)}); "
+                f"pip-variants: no distribution of {project} {newest} fits {holder} ({why()}); "
                 f"pip will try older versions. Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
     if label is not None:
@@ -560,7 +575,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         fitting = [c for c in final if label_of(c.link) is not None and ctx.release_of(c)[0] == newest]
         if not fitting:
             messages.warn_once(
-                f"pip-variants: {_why(newest_outcomes)}; installing {what} of {project} {newest} instead. "
+                f"pip-variants: {why()}; installing {what} of {project} {newest} instead. "
                 f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         elif all(getattr(c.link, "is_yanked", False) for c in fitting):  # pip ranks a yanked file last
@@ -581,10 +596,10 @@ def _pins_hint(ctx: EvaluatorContext, pinned_files: Sequence[Any]) -> str:
             f"{', '.join(labels)}); to install that build anyway: --variant {ctx.canonical}={labels[0]}.")
 
 
-def _why(outcomes: List[Outcome]) -> str:
+def _why(outcomes: List[Outcome], profile: bool = False) -> str:
     """Why the variant wheels of a release were passed over, once per distinct reason
     (worded only when a message needs it: most releases have a variant that fits)."""
-    return "; ".join(dict.fromkeys(_summary(out) for out in outcomes))
+    return "; ".join(dict.fromkeys(_summary(out, profile) for out in outcomes))
 
 
 def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *, version_pinned: bool) -> None:

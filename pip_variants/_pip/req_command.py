@@ -330,6 +330,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
         )
 
     ctx = FinderContext(make_engine, session, command=command, forced=forced)
+    ctx.profile = profile is not None
     ctx.only_forced = only_forced
     scope = getattr(finder, "search_scope", None)
     ctx.search_scope = scope

@@ -86,7 +86,7 @@ class ProcessState:
         #: namespace never imports abi.py)
         self.abi_factory: Optional[Any] = None
         #: H14's ``(installed reader, named projects, all changing)`` for that context
-        self.abi_binding: Optional[Tuple[Any, List[str], bool, bool]] = None
+        self.abi_binding: Optional[Tuple[Any, List[str], bool, List[str]]] = None
         #: (canonical name, version) -> a release H4 left for the resolver to
         #: settle when it gets there (:mod:`.deferred`)
         self.deferred: Dict[Tuple[str, str], Any] = {}

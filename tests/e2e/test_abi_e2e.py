@@ -78,7 +78,8 @@ def test_naming_an_installed_torch_without_upgrade_keeps_it(fresh_venv, chain, t
     kept = ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl")
     constraints = tmp_path / "c.txt"
     constraints.write_text("torch-like<3\n")
-    for args in (("torch-like",), ("-c", str(constraints))):
+    # (with --upgrade, pip upgrades what the command requests, not what it only constrains)
+    for args in (("torch-like",), ("-c", str(constraints)), ("--upgrade", "-c", str(constraints))):
         _, report, err = pick(fresh_venv, chain, "attn-like", *args, **H100)
         items = {item["metadata"]["name"]: item for item in report["install"]}
         assert "torch-like" not in items, err  # kept: nothing to install

@@ -338,14 +338,17 @@ def test_hash_pins_over_a_folder_hash_only_what_pip_would_take(patched, tmp_path
         "pkg-2.0-py3-none-any-fv3.whl", "pkg-2.0-py3-none-any-fv1.whl"]
 
 
-@pytest.fixture
-def newer_misfit_dir(tmp_path):
+def newer_misfit(d):
     """pkg 1.0: the usual release; pkg 2.0: only fv9, which this machine lacks."""
-    d = tmp_path / "wheels"
     d.mkdir()
     build_pkg(d)
     build_pkg(d, version="2.0", labels=["fv9"], plain=False)
     return d
+
+
+@pytest.fixture
+def newer_misfit_dir(tmp_path):
+    return newer_misfit(tmp_path / "wheels")
 
 
 def _logged(caplog):
@@ -366,16 +369,33 @@ def test_falling_back_to_an_older_release_reports_its_variant(patched, newer_mis
     assert getattr(finder, ATTR).chosen == {("pkg", Version("1.0")): "fv3"}
 
 
-def test_a_profile_is_named_where_nothing_fits_it(patched, newer_misfit_dir, caplog, tmp_path):
+def test_a_profile_is_named_where_nothing_fits_it(patched, caplog, tmp_path):
     import json
 
+    from support.wheels import X86_64_PROVIDER, build_release, variants_json
+
+    def release(version, labels):
+        data = variants_json("pkg", version, namespaces=["x86_64"], providers={"x86_64": X86_64_PROVIDER},
+                             variants={label: {"x86_64": {"level": [label]}} for label in labels})
+        build_release(tmp_path / "wheels", "pkg", version, data, plain=False)
+
+    release("1.0", ["v1"])
+    release("2.0", ["v4"])
     profile = tmp_path / "target.json"
-    profile.write_text(json.dumps({"fake": {"level": ["v3", "v2", "v1"]}}))
-    finder = variant_finder([str(newer_misfit_dir)], pip_variants_profile=str(profile))
+    profile.write_text(json.dumps({"x86_64": {"level": ["v2", "v1"]}}))
+    finder = variant_finder([str(tmp_path / "wheels")], pip_variants_profile=str(profile))
     with caplog.at_level("INFO", logger="pip_variants"):
-        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-v1.whl"
     (text,) = [text for level, text in _logged(caplog) if "no distribution of pkg 2.0" in text]
-    assert "no distribution of pkg 2.0 fits the variant profile (no variant fits the variant profile (fv9: " in text
+    assert ("no distribution of pkg 2.0 fits the variant profile (no variant fits the variant profile "
+            "(v4: needs x86_64 :: level :: v4; the variant profile supports v2, v1))") in text
+    # what the release's own static list refuses is not the profile's doing
+    caplog.clear()
+    finder = variant_finder([str(newer_misfit(tmp_path / "static"))], pip_variants_profile=str(profile))
+    with caplog.at_level("INFO", logger="pip_variants"):
+        best_filename(finder)
+    (text,) = [text for level, text in _logged(caplog) if "no distribution of pkg 2.0" in text]
+    assert "fits this machine" in text and "the variant profile" not in text
 
 
 def test_forced_label_missing_from_the_newest_release_is_one_warning(patched, newer_misfit_dir, caplog):
