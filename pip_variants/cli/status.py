@@ -273,7 +273,9 @@ def _not_boolean(config: Mapping[str, str]) -> List[str]:
     read as one: pip then stops every command of that section with a usage error."""
     out = []
     for key, value in config.items():
-        if key.partition(".")[2] in _SWITCHES and value.strip().lower() not in _TRUE_WORDS + tuple(_FALSE_WORDS):
+        section, _, name = key.partition(".")
+        if (section in ("global",) + _VARIANT_COMMANDS and name in _SWITCHES
+                and value.strip().lower() not in _TRUE_WORDS + tuple(_FALSE_WORDS)):
             out.append(key)
     return out
 
@@ -379,8 +381,9 @@ def format_status(st: Mapping[str, Any]) -> str:
         lines.append(f"  warning: {st['pip_config_error']}")
     for key in st.get("pip_config_not_boolean") or ():
         section = key.partition(".")[0]
-        which = "every pip command" if section == "global" else f"pip {section}"
-        lines.append(f"  warning: {key} = {st['pip_config'].get(key, '')} is not a yes/no value: {which} stops "
+        which = (f"pip {', '.join(_VARIANT_COMMANDS[:-1])} and {_VARIANT_COMMANDS[-1]} stop" if section == "global"
+                 else f"pip {section} stops")
+        lines.append(f"  warning: {key} = {st['pip_config'].get(key, '')} is not a yes/no value: {which} "
                      "with a usage error; set it to true or false")
     return "\n".join(lines) + "\n"
 

@@ -76,10 +76,10 @@ def test_no_variants_in_pip_conf_shows_as_off(run_cli, tmp_path):
 def test_a_pip_conf_switch_pip_cannot_read_is_a_warning(run_cli, tmp_path):
     # pip stops every install with a usage error: status must not just say "on"
     conf = tmp_path / "pip.conf"
-    conf.write_text("[global]\nno-variants = maybe\n[install]\nvariant-strict = yes\n")
+    conf.write_text("[global]\nno-variants = maybe\n[install]\nvariant-strict = yes\n[list]\nno-variants = x\n")
     out = run_cli("status", env={"PIP_CONFIG_FILE": str(conf)}).stdout
-    assert ("warning: global.no-variants = maybe is not a yes/no value: every pip command stops with a usage "
-            "error; set it to true or false") in out, out
+    assert ("warning: global.no-variants = maybe is not a yes/no value: pip install, download, wheel and lock stop "
+            "with a usage error; set it to true or false") in out, out
     assert "variant-strict" not in out.split("warning:", 1)[1]
     st = json.loads(run_cli("status", "--json", env={"PIP_CONFIG_FILE": str(conf)}).stdout)
     assert st["pip_config_not_boolean"] == ["global.no-variants"]

@@ -263,7 +263,7 @@ def test_a_bad_namespace_is_blamed_on_the_variable_only_when_it_came_from_there(
 
 
 @pytest.mark.parametrize("value", ["acme-variant-provider>=1", "acme-variant-provider==1.*", "acme[x]",
-                                   "acme-variant-provider===1.0", "acme==", "==1.0"])
+                                   "acme-variant-provider===1.0", "acme==", "==1.0", "acme==latest", "acme==1.0-"])
 def test_allow_variant_plugin_takes_a_name_or_one_version(patched, value, monkeypatch):
     monkeypatch.delenv("PIP_ALLOW_VARIANT_PLUGIN", raising=False)
     with pytest.raises(VariantInstallationError, match=r"invalid --allow-variant-plugin value .*expected NAME or "
