@@ -165,7 +165,7 @@ def record(
             ],
             "selection": selection_to_json(selection) if selection is not None else None,
         }
-        line = json.dumps(entry, sort_keys=True) + "\n"
+        line = json.dumps(entry) + "\n"  # unsorted: a provider's feature order is its preference
         # One write() of a short line in append mode: records from concurrent
         # pip processes (build isolation) do not interleave.
         with open(path, "a", encoding="utf-8") as f:

@@ -314,3 +314,16 @@ def test_variant_options_are_forwarded_to_pip():
     ]
     with pytest.raises(SystemExit):
         parser.parse_args(["explain", "torch", "--variant-exclude", "torch"])
+
+
+def test_a_providers_feature_order_survives_the_record(tmp_path):
+    # "What this machine supports" lists features in the provider's order, its preference
+    doc = {"$schema": METADATA["$schema"], "default-priorities": {"namespace": ["cpu"]},
+           "providers": {"cpu": {"static-properties": {"zz": ["1"], "aa": ["2"]}, "feature-order": ["zz", "aa"]}},
+           "variants": {"x": {"cpu": {"zz": ["1"], "aa": ["2"]}}}}
+    sel = VariantEngine().select("demo", "1.0", parse_metadata(doc, "u"))
+    path = str(tmp_path / "r.jsonl")
+    record(path, project="demo", version="1.0", source_url=None,
+           wheels=[{"filename": "demo-1.0-py3-none-any-x.whl", "label": "x", "tags_fit": True}], selection=sel)
+    expl = build_explanation(read_records(path), "demo", version="1.0")
+    assert list(expl.providers[0].supported) == ["zz", "aa"]
