@@ -186,8 +186,9 @@ class Selection:
     def notices(self) -> Tuple[str, ...]:
         return tuple(a.notice for a in self.answers if a.notice and a.namespace not in self.moot_optional)
 
-    def describe(self, label: str) -> str:
-        """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``."""
+    def describe(self, label: str, version: Optional[str] = None) -> str:
+        """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``
+        (``version``: as the wheel spells it, where not as the release's key does)."""
         props = self.metadata.variants.get(label, {})
         shown = format_property_set(props)
         if label == NULL_LABEL:
@@ -202,7 +203,7 @@ class Selection:
         else:
             why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
         extra = " (chosen with --variant)" if self.forced == label else ""
-        return f"{self.project} {self.version}: variant {label} ({why}){extra}"
+        return f"{self.project} {version or self.version}: variant {label} ({why}){extra}"
 
 
 def _profiled(answers: Iterable[NamespaceSupport]) -> FrozenSet[str]:

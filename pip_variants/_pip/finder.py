@@ -610,9 +610,10 @@ def _report_chosen(ctx: EvaluatorContext, best: Any, label: str, version: str, *
         return
     if not chosen.selection.abi:
         ctx.finder.chosen[(ctx.canonical, best.version)] = label
+    key, version = version, str(best.version)  # said as pip says it ("Would install pkg-1.0")
     if messages.info_enabled():
-        messages.info_once(chosen.selection.describe(label))
-        STATE.announced[(ctx.canonical, version)] = label
+        messages.info_once(chosen.selection.describe(label, version))
+        STATE.announced[(ctx.canonical, key)] = label
     if chosen.selection.forced == label and getattr(best.link, "is_yanked", False) and not version_pinned:
         # pip skips a yanked file unless the version is pinned, and then
         # says only that the version is yanked

@@ -434,3 +434,13 @@ def test_the_explain_hint_looks_where_pip_looked():
         "--extra-index-url https://x/simple --find-links '/wheel house'")
     ctx.search_scope = SimpleNamespace(index_urls=[], find_links=["wheels"])
     assert ctx.explain_command("torch") == "pip-variants explain torch --no-index --find-links wheels"
+
+
+def test_the_chosen_line_spells_the_version_as_the_wheel(patched, tmp_path, caplog):
+    # an index file named for 1.0.0 describes the wheels of 1.0: pip says "pkg-1.0", so do we
+    build_pkg(tmp_path)
+    (tmp_path / "pkg-1.0-variants.json").rename(tmp_path / "pkg-1.0.0-variants.json")
+    finder = variant_finder([str(tmp_path)])
+    with caplog.at_level("INFO", logger="pip_variants"):
+        assert best_filename(finder) == "pkg-1.0-py3-none-any-fv3.whl"
+    assert ("INFO", "pkg 1.0: variant fv3 (fake :: level :: v3)") in _logged(caplog)
