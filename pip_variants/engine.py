@@ -211,6 +211,18 @@ def _profiled(answers: Iterable[NamespaceSupport]) -> FrozenSet[str]:
     return frozenset(a.namespace for a in answers if a.source == "profile")
 
 
+def _as_answered(rejection: Rejection, answers: Sequence[NamespaceSupport]) -> Rejection:
+    """``rejection`` worded by who answered its namespace: the profile, or the
+    user who turned it off (``--variant-disable``, an optional namespace), not
+    this machine."""
+    if rejection.reason != "unsupported":
+        return rejection
+    answer = next((a for a in answers if a.namespace == rejection.namespace), None)
+    if answer is not None and answer.source == "disabled" and answer.notice:
+        return replace(rejection, supported=(), detail=answer.notice)
+    return held_by_profile(rejection, _profiled(answers))
+
+
 def _static_view(metadata: VariantMetadata, rejection: Rejection, supported: Supported) -> Rejection:
     """A label rejected by a namespace whose support is the release's own static
     list: the release contradicts itself, this machine is not the reason."""
@@ -282,7 +294,6 @@ class VariantEngine:
         except StrictVariantError as exc:
             raise StrictVariantError(f"{project} {version}: {exc}") from None
         name = canonical_name(project)
-        profiled = _profiled(answers)
         ranking = rank_variants(
             metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())
         )
@@ -294,9 +305,9 @@ class VariantEngine:
                 raise VariantLabelNotFound(project, version, forced, available)
             problem = find_incompatibility(forced, metadata.variants[forced], supported)
             if problem is not None:
-                problem = _static_view(metadata, held_by_profile(problem, profiled), supported)
+                problem = _static_view(metadata, _as_answered(problem, answers), supported)
         if ranking.rejected:
-            ranking = Ranking(ranking.order, {label: _static_view(metadata, held_by_profile(rej, profiled), supported)
+            ranking = Ranking(ranking.order, {label: _static_view(metadata, _as_answered(rej, answers), supported)
                                               for label, rej in ranking.rejected.items()})
         moot: Tuple[str, ...] = ()
         if any(a.source == "disabled" and a.notice for a in answers):
@@ -349,4 +360,4 @@ class VariantEngine:
             return None
         supported, answers = self.supported_for(metadata)
         problem = find_incompatibility(label, metadata.variants[label], supported)
-        return None if problem is None else held_by_profile(problem, _profiled(answers))
+        return None if problem is None else _as_answered(problem, answers)

@@ -577,9 +577,10 @@ def test_a_static_list_that_misses_a_declared_value_is_named_not_the_machine():
         "(its metadata contradicts itself)")
     forced = VariantEngine(VariantSettings(forced={"pkg": "mkl"})).select("pkg", "1.0", md)
     assert "the release's own static properties list openblas" in str(forced.forced_problem)
-    # Disabled by the user: the static list is not what left mkl out.
+    # Disabled by the user: neither the static list nor this machine left mkl out.
     off = VariantEngine(VariantSettings(support=SupportSettings(disabled=("blas",)))).select("pkg", "1.0", md)
-    assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; this machine supports no 'blas :: lib'"
+    assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; variant namespace 'blas' disabled by the user"
+    assert str(off.ranking.rejected["ob"]).endswith("; variant namespace 'blas' disabled by the user")
 
 
 def test_a_requirement_in_a_printed_command_is_quoted_for_the_shell():

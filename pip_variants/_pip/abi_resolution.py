@@ -131,14 +131,14 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     # `pip-variants explain` runs pip with --ignore-installed
                     # in the target environment: show what `pip install` would see.
                     installed = STATE_ENV_READER
-                named = [r.name for r in root_reqs if getattr(r, "name", None)]
+                named = [_compat.canonical_name(r.name) for r in root_reqs if getattr(r, "name", None)]
                 strategy = getattr(self, "upgrade_strategy", "")
                 force = bool(getattr(factory, "_force_reinstall", False))
                 # --no-deps: pip touches only the named projects, whatever it may do to them
                 eager = (strategy == "eager" or force) and not getattr(self, "ignore_dependencies", False)
                 # What pip keeps installed if it can: without --upgrade, every named project;
                 # with it (only-if-needed), those only constrained, not requested
-                requested = {r.name for r in root_reqs
+                requested = {_compat.canonical_name(r.name) for r in root_reqs
                              if getattr(r, "name", None) and getattr(r, "user_supplied", False)
                              and not getattr(r, "constraint", False)}
                 keeps = [] if force else (named if strategy == "to-satisfy-only" else

@@ -140,7 +140,8 @@ class _Sources:
     """Where pip found the value of one of our options before the command
     line added to it: ``PIP_*`` (the environment wins over files, as in pip's
     defaults) or pip's configuration files. Read from what ``parser`` loaded;
-    nothing under ``--isolated``, where pip reads neither."""
+    under ``--isolated`` pip reads no variable (but still the global, site and
+    ``PIP_CONFIG_FILE`` files)."""
 
     def __init__(self, parser: Any, isolated: bool) -> None:
         from .options import OPTION_NAMES
@@ -150,7 +151,7 @@ class _Sources:
             name[2:]: os.environ.get("PIP_" + name[2:].upper().replace("-", "_")) or None for name in OPTION_NAMES
         }
         self._items: Dict[str, str] = {}
-        if parser is None or isolated:
+        if parser is None:
             return
         try:  # pip's own order: [global], the command's section, the environment
             for key, value in parser._get_ordered_configuration_items():

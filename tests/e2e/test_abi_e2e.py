@@ -85,8 +85,12 @@ def test_naming_an_installed_torch_without_upgrade_keeps_it(fresh_venv, chain, t
         assert "torch-like" not in items, err  # kept: nothing to install
         assert chosen_filename(items["attn-like"]) == kept[1], err
         assert_clean(err)
-    _, report, err = pick(fresh_venv, chain, "attn-like", "torch-like", "--upgrade", **H100)
-    assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+    spelled = tmp_path / "spelled.txt"
+    spelled.write_text("Torch_Like<3\n")  # requested and constrained: requested wins, whatever the spelling
+    for args in (("torch-like",), ("torch-like", "-c", str(spelled))):
+        _, report, err = pick(fresh_venv, chain, "attn-like", *args, "--upgrade", **H100)
+        assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl",
+                                "attn_like-1.0-py3-none-any-torch29.whl"), err
     # what `pip-variants check` suggests to repair a build: --no-deps leaves torch-like alone
     _, report, err = pick(fresh_venv, chain, "attn-like", "--force-reinstall", "--no-deps", **H100)
     assert chosen_filename(report_item(report, "attn-like")) == kept[1], err

@@ -196,6 +196,10 @@ def test_isolated_mode_reads_no_variable(patched, monkeypatch, tmp_path):
     from pip_variants._pip.state import variant_option
 
     assert variant_option("demo", "x2") == "--variant demo=x2"
+    # ... but still reads PIP_CONFIG_FILE (and the global and site files)
+    monkeypatch.delenv("PIP_VARIANT", raising=False)
+    _from_pip(tmp_path, monkeypatch, "--isolated", conf="[install]\nvariant = demo=x3\n")
+    assert variant_option("demo", "x3") == "variant = demo=x3 (pip's configuration)"
 
 
 def test_comma_separated_namespace_variables_are_read_as_pip_variants_reads_them(patched, monkeypatch, tmp_path):
