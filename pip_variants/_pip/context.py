@@ -156,6 +156,9 @@ class FinderContext:
         self.only_forced = False
         #: a --variant-profile stands in for this machine (for how messages name it)
         self.profile = False
+        #: the options that changed what is chosen, for the explain hint:
+        #: (option, value or "", the project it is for or None for every one)
+        self.choice_options: List[Tuple[str, str, Optional[str]]] = []
         #: projects pip asked the finder about (H3): ``--variant`` names no other
         self.looked_up: Set[str] = set()
         #: the namespaces of the releases' index files read: what ``--variant-disable``
@@ -173,7 +176,7 @@ class FinderContext:
 
         words = ["pip-variants", "explain", project]
         if self.search_scope is None:
-            return " ".join(shlex.quote(word) for word in words)
+            return " ".join(shlex.quote(word) for word in words + self._choice_words(project))
         indexes = list(getattr(self.search_scope, "index_urls", None) or ())
         if not indexes:
             words.append("--no-index")
@@ -183,7 +186,15 @@ class FinderContext:
             words += ["--extra-index-url", redact(url)]
         for place in getattr(self.search_scope, "find_links", None) or ():
             words += ["--find-links", redact(place)]
-        return " ".join(shlex.quote(word) for word in words)
+        return " ".join(shlex.quote(word) for word in words + self._choice_words(project))
+
+    def _choice_words(self, project: str) -> List[str]:
+        """What this command chose with (a profile, --variant, ...): explain must choose alike."""
+        words: List[str] = []
+        for option, value, of in self.choice_options:
+            if of is None or of == _compat.canonical_name(project):
+                words += [option, value] if value else [option]
+        return words
 
     @property
     def engine_made(self) -> bool:

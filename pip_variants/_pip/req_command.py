@@ -332,6 +332,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
 
     ctx = FinderContext(make_engine, session, command=command, forced=forced)
     ctx.profile = profile is not None
+    ctx.choice_options = _choice_options(opts)
     ctx.only_forced = only_forced
     scope = getattr(finder, "search_scope", None)
     ctx.search_scope = scope
@@ -344,6 +345,23 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
     STATE.enabled = True
     STATE.labels = True
     return ctx
+
+
+def _choice_options(opts: Options) -> List[Tuple[str, str, Optional[str]]]:
+    """The options of this command that change what is chosen, for the explain hint."""
+    def of(item: str) -> str:
+        return _compat.canonical_name(item.partition("=")[0])
+
+    out: List[Tuple[str, str, Optional[str]]] = []
+    out += [("--variant-profile", opts.profile, None)] if opts.profile else []
+    out += [("--variant-config", opts.config, None)] if opts.config else []
+    out += [("--variant", item, of(item)) for item in opts.variant]
+    out += [("--variant-exclude", item, of(item)) for item in opts.exclude]
+    out += [("--variant-disable", ns, None) for ns in opts.disable]
+    out += [("--variant-enable", ns, None) for ns in opts.enable]
+    out += [("--allow-variant-plugin", item, None) for item in opts.allow_plugin]
+    out += [("--variant-strict", "", None)] if opts.strict else []
+    return out
 
 
 def _warn_variant_ignored(opts: Options, why: str, sources: _Sources) -> None:

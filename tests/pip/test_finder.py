@@ -434,6 +434,22 @@ def test_the_explain_hint_looks_where_pip_looked():
         "--extra-index-url https://x/simple --find-links '/wheel house'")
     ctx.search_scope = SimpleNamespace(index_urls=[], find_links=["wheels"])
     assert ctx.explain_command("torch") == "pip-variants explain torch --no-index --find-links wheels"
+    # ... and chooses as pip chose: the profile, and what --variant said for this project
+    ctx.choice_options = [("--variant-profile", "/p/h100.json", None), ("--variant", "Torch=cu128", "torch"),
+                          ("--variant", "jax=tpu", "jax"), ("--variant-strict", "", None)]
+    assert ctx.explain_command("torch") == ("pip-variants explain torch --no-index --find-links wheels "
+                                            "--variant-profile /p/h100.json --variant Torch=cu128 --variant-strict")
+
+
+def test_the_explain_hint_carries_the_choice_options(patched, tmp_path):
+    import json
+
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"x86_64": {"level": ["v1"]}}))
+    finder = variant_finder([], pip_variants_profile=str(profile), pip_variants_variant=["pkg=fv1", "other=x"],
+                            pip_variants_disable=["tpu"])
+    assert getattr(finder, ATTR).explain_command("pkg").endswith(
+        f"--variant-profile {profile} --variant pkg=fv1 --variant-disable tpu")
 
 
 def test_the_chosen_line_spells_the_version_as_the_wheel(patched, tmp_path, caplog):
