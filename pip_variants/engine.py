@@ -31,6 +31,8 @@ __all__ = [
     "canonical_name",
     "parse_forced",
     "parse_excluded",
+    "parse_allowed_plugins",
+    "as_answered",
 ]
 
 
@@ -211,15 +213,20 @@ def _profiled(answers: Iterable[NamespaceSupport]) -> FrozenSet[str]:
     return frozenset(a.namespace for a in answers if a.source == "profile")
 
 
-def _as_answered(rejection: Rejection, answers: Sequence[NamespaceSupport]) -> Rejection:
-    """``rejection`` worded by who answered its namespace: the profile, or the
-    user who turned it off (``--variant-disable``, an optional namespace), not
-    this machine."""
+def as_answered(rejection: Rejection, answers: Sequence[NamespaceSupport]) -> Rejection:
+    """``rejection`` worded by who answered its namespace, not "this machine":
+    the user who turned it off (``--variant-disable``, an optional namespace),
+    the version of an ABI dependency that was seen, or the variant profile."""
     if rejection.reason != "unsupported":
         return rejection
     answer = next((a for a in answers if a.namespace == rejection.namespace), None)
     if answer is not None and answer.source == "disabled" and answer.notice:
         return replace(rejection, supported=(), detail=answer.notice)
+    if answer is not None and answer.abi_sources:
+        project = canonical_name(rejection.feature)
+        source = next((s for s in answer.abi_sources if s.project == project and s.version is not None), None)
+        if source is not None:
+            return replace(rejection, supported=(), detail=source.describe())
     return held_by_profile(rejection, _profiled(answers))
 
 
@@ -238,26 +245,14 @@ def _static_view(metadata: VariantMetadata, rejection: Rejection, supported: Sup
         "(its metadata contradicts itself)"))
 
 
-def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
-              forced: Optional[str], problem: Optional[Rejection]
-              ) -> Tuple[Ranking, Dict[str, Tuple[AbiRequirement, ...]], Optional[Rejection]]:
-    """ABI rejections (and a forced label's problem) say which version was seen;
-    allowed labels get their requirements."""
+def _abi_requirements(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[NamespaceSupport],
+                      forced: Optional[str]) -> Dict[str, Tuple[AbiRequirement, ...]]:
+    """What the allowed labels require of their ABI dependencies (their
+    rejections say which version was seen: :func:`as_answered`)."""
     from .abi import requirements_for
 
     sources = {(a.namespace, s.project): s for a in answers for s in a.abi_sources}
     namespaces = {a.namespace for a in answers}
-
-    def described(rej: Rejection) -> Rejection:
-        if rej.reason == "unsupported" and rej.namespace in namespaces:
-            src = sources.get((rej.namespace, canonical_name(rej.feature)))
-            if src is not None and src.version is not None:
-                return replace(rej, supported=(), detail=src.describe())
-        return rej
-
-    rejected = {label: described(rej) for label, rej in ranking.rejected.items()}
-    if problem is not None:
-        problem = described(problem)
     abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
     for label in ranking.order + ((forced,) if forced else ()):
         props = metadata.variants.get(label, {})
@@ -268,7 +263,7 @@ def _abi_view(metadata: VariantMetadata, ranking: Ranking, answers: Sequence[Nam
             reqs += requirements_for(binding)
         if reqs:
             abi[label] = reqs
-    return Ranking(ranking.order, rejected), abi, problem
+    return abi
 
 
 class VariantEngine:
@@ -305,9 +300,9 @@ class VariantEngine:
                 raise VariantLabelNotFound(project, version, forced, available)
             problem = find_incompatibility(forced, metadata.variants[forced], supported)
             if problem is not None:
-                problem = _static_view(metadata, _as_answered(problem, answers), supported)
+                problem = _static_view(metadata, as_answered(problem, answers), supported)
         if ranking.rejected:
-            ranking = Ranking(ranking.order, {label: _static_view(metadata, _as_answered(rej, answers), supported)
+            ranking = Ranking(ranking.order, {label: _static_view(metadata, as_answered(rej, answers), supported)
                                               for label, rej in ranking.rejected.items()})
         moot: Tuple[str, ...] = ()
         if any(a.source == "disabled" and a.notice for a in answers):
@@ -315,7 +310,7 @@ class VariantEngine:
         abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
         abi_answers = [a for a in answers if a.abi_sources]
         if abi_answers:
-            ranking, abi, problem = _abi_view(metadata, ranking, abi_answers, forced, problem)
+            abi = _abi_requirements(metadata, ranking, abi_answers, forced)
         return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi, moot)
 
     def _moot_optional_namespaces(
@@ -360,4 +355,4 @@ class VariantEngine:
             return None
         supported, answers = self.supported_for(metadata)
         problem = find_incompatibility(label, metadata.variants[label], supported)
-        return None if problem is None else _as_answered(problem, answers)
+        return None if problem is None else as_answered(problem, answers)

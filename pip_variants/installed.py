@@ -243,7 +243,8 @@ _UNANSWERED = ("untrusted", "failed")
 
 def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
     from .filename import NULL_LABEL
-    from .selection import find_incompatibility, held_by_profile
+    from .engine import as_answered
+    from .selection import find_incompatibility
 
     if variant.error or variant.metadata is None:
         return CheckResult(variant, "unknown", variant.error or "variant.json unreadable")
@@ -254,22 +255,12 @@ def _check_one(variant: InstalledVariant, resolver: Any) -> CheckResult:
     rejection = find_incompatibility(variant.label, md.variants[variant.label], supported)
     if rejection is None:
         return CheckResult(variant, "fits")
-    rejection = held_by_profile(rejection, {a.namespace for a in answers if a.source == "profile"})
     answer = next((a for a in answers if a.namespace == rejection.namespace), None)
     if answer is not None and answer.source in _UNANSWERED:
         # No provider could say what this machine supports: not evidence of a misfit.
         why = answer.notice or f"no provider answered for namespace {rejection.namespace!r}"
         return CheckResult(variant, "unknown", why, rejection)
-    if answer is not None and answer.abi_sources:
-        from dataclasses import replace
-
-        from .abi import feature_project
-
-        # an ABI dependency: say which version of it is there, not "supports no ..."
-        project = feature_project(rejection.feature)
-        source = next((s for s in answer.abi_sources if s.project == project and s.version), None)
-        if source is not None:
-            rejection = replace(rejection, supported=(), detail=source.describe())
+    rejection = as_answered(rejection, answers)  # an ABI dependency: the version there; a profile's answer
     return CheckResult(variant, "does-not-fit", str(rejection), rejection)
 
 

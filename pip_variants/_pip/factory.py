@@ -153,11 +153,12 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
         if answer.notice:
             messages.warn_once(f"pip-variants: {answer.notice}")
     if ctx.forced.get(_compat.canonical_name(parsed.name)) == label and not ctx.only_forced:
-        from ..selection import find_incompatibility, held_by_profile
+        from ..engine import as_answered
+        from ..selection import find_incompatibility
 
         problem = find_incompatibility(label, metadata.variants[label], supported)
         if problem is not None:  # as for a build chosen from an index
-            problem = held_by_profile(problem, {a.namespace for a in answers if a.source == "profile"})
+            problem = as_answered(problem, answers)
             messages.warn_once(
                 f"pip-variants: {parsed.name} {parsed.version}: variant {label} was chosen with --variant, "
                 f"but {problem.holder} does not support it ({problem}); taking it anyway"
