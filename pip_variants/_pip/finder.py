@@ -192,7 +192,9 @@ def _holder(outcomes: Sequence[Outcome], profile: bool) -> str:
         for rejection in (out.selection.rejected.values() if out.selection is not None else ()):
             if rejection.reason == "unsupported":
                 return rejection.holder
-    return "the variant profile" if profile else "this machine"
+    from ..selection import PROFILE_HOLDER
+
+    return PROFILE_HOLDER if profile else "this machine"
 
 
 def _summary(out: Outcome, profile: bool) -> str:
@@ -535,10 +537,12 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     ``hash_pinned``: in hash-checking mode, the newest release's files the pins left."""
     project = ctx.project
     profile = ctx.finder.profile
-    holder = _holder(newest_outcomes, profile)
 
-    def why() -> str:  # worded only for a message
+    def why() -> str:  # worded only for a message: most releases have a variant that fits
         return _why(newest_outcomes, profile)
+
+    def holder() -> str:
+        return _holder(newest_outcomes, profile)
 
     for out in newest_outcomes:
         if out.selection is not None:
@@ -547,7 +551,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
     if not final:
         if newest_outcomes:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits {holder} ({why()})."
+                f"pip-variants: no distribution of {project} {newest} fits {holder()} ({why()})."
                 f"{_pins_hint(ctx, hash_pinned)} Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
@@ -565,7 +569,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
             )
         else:
             messages.warn_once(
-                f"pip-variants: no distribution of {project} {newest} fits {holder} ({why()}); "
+                f"pip-variants: no distribution of {project} {newest} fits {holder()} ({why()}); "
                 f"pip will try older versions. Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
     if label is not None:
@@ -581,7 +585,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         elif all(getattr(c.link, "is_yanked", False) for c in fitting):  # pip ranks a yanked file last
             reason = getattr(fitting[-1].link, "yanked_reason", None) or "no reason given"
             messages.warn_once(
-                f"pip-variants: the variant wheels of {project} {newest} that fit {holder} are yanked "
+                f"pip-variants: the variant wheels of {project} {newest} that fit {holder()} are yanked "
                 f"({reason}); installing {what} instead. To install the yanked build anyway: "
                 f"'{ctx.canonical}=={newest}' --variant {ctx.canonical}={label_of(fitting[-1].link)}"
             )

@@ -136,6 +136,11 @@ def _network_args(options: Any) -> List[str]:
     return args
 
 
+def _variable_name(key: str) -> str:
+    """``variant-disable`` -> ``PIP_VARIANT_DISABLE``, as pip names the variable of an option."""
+    return "PIP_" + key.upper().replace("-", "_")
+
+
 class _Sources:
     """Where pip found the value of one of our options before the command
     line added to it: ``PIP_*`` (the environment wins over files, as in pip's
@@ -148,16 +153,10 @@ class _Sources:
 
         # as the command found them, before _export replaces them
         self._variables: Dict[str, Optional[str]] = {} if isolated else {
-            name[2:]: os.environ.get("PIP_" + name[2:].upper().replace("-", "_")) or None for name in OPTION_NAMES
+            name[2:]: os.environ.get(_variable_name(name[2:])) or None for name in OPTION_NAMES
         }
-        self._items: Dict[str, str] = {}
-        if parser is None:
-            return
-        try:  # pip's own order: [global], the command's section, the environment
-            for key, value in parser._get_ordered_configuration_items():
-                self._items[key] = str(value)
-        except Exception as exc:  # only the wording of messages depends on it
-            messages.debug("pip-variants: pip's configuration could not be read: %r", exc)
+        self._parser = parser
+        self._items: Optional[Dict[str, str]] = None  # read when a message needs them
 
     def variable(self, key: str) -> Optional[str]:
         """The ``PIP_*`` value of option ``--key`` pip took, as the command found it."""
@@ -167,6 +166,13 @@ class _Sources:
         """The configuration files' value of ``--key``, where no variable overrides it."""
         if self.variable(key) is not None:
             return None
+        if self._items is None:
+            self._items = {}
+            try:  # pip's own order: [global], the command's section, the environment
+                for name, value in self._parser._get_ordered_configuration_items() if self._parser else ():
+                    self._items[name] = str(value)
+            except Exception as exc:  # only the wording of messages depends on it
+                messages.debug("pip-variants: pip's configuration could not be read: %r", exc)
         return self._items.get(key) or None
 
     def words(self, key: str) -> Tuple[List[str], List[str]]:
@@ -176,8 +182,7 @@ class _Sources:
     def where(self, key: str, read: Callable[[str], Any]) -> str:
         """Where a refused value of ``--key`` came from, unless from the command line:
         the one of the variable or the files that ``read`` refuses on its own."""
-        for value, where in ((self.variable(key), f" (from the PIP_{key.upper().replace('-', '_')} environment "
-                                                   "variable)"),
+        for value, where in ((self.variable(key), f" (from the {_variable_name(key)} environment variable)"),
                              (self.file(key), " (from pip's configuration: 'pip config list' shows which file)")):
             if value:
                 try:
