@@ -343,22 +343,23 @@ def activate(prefix: Optional[str] = None) -> List[Path]:
             "environment (a venv or conda prefix)?",
         )
     files = shipped_files()
-    written = _write_shim(target, files, [])
+    written: List[Path] = []
+    _write_shim(target, files, written)
     if prefix is None:
-        names = _shim_names()
+        shimmed = [shim.site for shim in find_shims()]
         for other in site_dirs():
-            if (_same(other.path, site_dir) or not _installs_pip_variants(other.path)
-                    or any((other.path / n).exists() for n in names) or not _writable(other.path)):
-                continue
-            written = _write_shim(other, files, written)
+            if (not any(_same(other.path, site) for site in shimmed) and _installs_pip_variants(other.path)
+                    and _writable(other.path)):
+                _write_shim(other, files, written)
     return written
 
 
-def _write_shim(target: SiteDir, files: Mapping[str, bytes], written: List[Path]) -> List[Path]:
+def _write_shim(target: SiteDir, files: Mapping[str, bytes], written: List[Path]) -> None:
+    """Write ``files`` into ``target``, adding each path written to ``written``
+    (what an error reports as done)."""
     # Modules first, the start-up files last: a .pth naming a module not yet
     # there would be a broken start-up hook for a moment.
     order = sorted(files, key=lambda n: (n.endswith(_HOOK_SUFFIXES), n))
-    written = list(written)
     for name in order:
         path = target.path / name
         try:
@@ -370,7 +371,6 @@ def _write_shim(target: SiteDir, files: Mapping[str, bytes], written: List[Path]
                 raise _read_only(path, "write", exc, target.kind, written) from None
             raise
         written.append(path)
-    return written
 
 
 def deactivate(prefix: Optional[str] = None) -> List[Path]:
