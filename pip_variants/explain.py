@@ -554,7 +554,9 @@ def render(expl: Explanation) -> str:
         lines.append(f"  rank: 1 is tried first; {dash}; * marks pip's choice")
     if expl.providers:
         lines.append("")
-        holder = "the variant profile" if any(p.source == "profile" for p in expl.providers) else "this machine"
+        from .selection import PROFILE_HOLDER
+
+        holder = PROFILE_HOLDER if any(p.source == "profile" for p in expl.providers) else "this machine"
         lines.append(f"What {holder} supports (per namespace of the release):")
         for p in expl.providers:
             lines.append(f"  {p.namespace} (from {p.source})")

@@ -40,18 +40,24 @@ def _variants_to_json(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any
     }
 
 
+def _priorities(md: VariantMetadata, namespaces: Iterable[str]) -> Dict[str, Any]:
+    """``default-priorities``: the namespace order, and the override lists where
+    the metadata has them (0.0.x, 0.1.0; a 0.1.1 file is read without them)."""
+    prio: Dict[str, Any] = {"namespace": list(namespaces)}
+    if md.feature_priorities:
+        prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
+    if md.property_priorities:
+        prio["property"] = {
+            ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
+        }
+    return prio
+
+
 def _to_json_01x(md: VariantMetadata, keep: Iterable[str]) -> Dict[str, Any]:
     """A 0.1.x document in its own format: it names no providers (installers map
     namespaces through their own registry), so 0.2.0 could not say the same."""
-    prio: Dict[str, Any] = {"namespace": list(md.namespaces)}
-    if md.schema == (0, 1, 0):  # 0.1.1 dropped the override lists
-        if md.feature_priorities:
-            prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
-        if md.property_priorities:
-            prio["property"] = {
-                ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
-            }
-    return {"$schema": SCHEMA_URLS[md.schema], "default-priorities": prio, "variants": _variants_to_json(md, keep)}
+    return {"$schema": SCHEMA_URLS[md.schema], "default-priorities": _priorities(md, md.namespaces),
+            "variants": _variants_to_json(md, keep)}
 
 
 def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) -> Dict[str, Any]:
@@ -73,13 +79,6 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
         # 0.2.0 every namespace used is listed, so it becomes the built-in
         # provider, ranked last as the drafts rank it (uv refuses the file otherwise).
         namespaces.append(ABI_DEPENDENCY)
-    prio: Dict[str, Any] = {"namespace": namespaces}
-    if md.feature_priorities:
-        prio["feature"] = {ns: list(f) for ns, f in md.feature_priorities.items()}
-    if md.property_priorities:
-        prio["property"] = {
-            ns: {f: list(v) for f, v in feats.items()} for ns, feats in md.property_priorities.items()
-        }
     # A 0.1.x file lists the literal abi_dependency namespace without a provider
     # table (and the drafts' files do not list it at all): in 0.2.0 it is the
     # built-in provider.
@@ -96,7 +95,7 @@ def to_json_dict(md: VariantMetadata, labels: Optional[Iterable[str]] = None) ->
             raise InvalidVariantMetadata(md.source, f"no provider information for namespace {ns!r}")
     return {
         "$schema": SCHEMA_URLS[(0, 2, 0)],
-        "default-priorities": prio,
+        "default-priorities": _priorities(md, namespaces),
         "providers": providers,
         "variants": _variants_to_json(md, keep),
     }
