@@ -100,13 +100,14 @@ def parse_allowed_plugins(items: Iterable[str]) -> Tuple[str, ...]:
     from packaging.version import InvalidVersion, Version
 
     for item in items:
-        version = item.strip().partition("==")[2]
+        text = item.strip()
+        version = text.partition("==")[2]
         try:
-            valid = bool(re.fullmatch(_PLUGIN_ALLOWANCE, item.strip())) and (not version or bool(Version(version)))
+            valid = bool(re.fullmatch(_PLUGIN_ALLOWANCE, text)) and (not version or bool(Version(version)))
         except InvalidVersion:
             valid = False
         if not valid:
-            head = re.split(r"[^A-Za-z0-9._-]", item.strip(), maxsplit=1)[0]
+            head = re.split(r"[^A-Za-z0-9._-]", text, maxsplit=1)[0]
             hint = f"; to trust any version the metadata allows: --allow-variant-plugin {head}" if head else ""
             raise VariantError(f"invalid --allow-variant-plugin value {item!r}: expected NAME or NAME==VERSION "
                                f"(one exact version){hint}")
