@@ -464,6 +464,8 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
             files.append(rel.index_file)
     for project, files in others.items():
         projects.setdefault(project, []).extend(files)
+    if not projects:
+        return report  # an empty page for an empty folder would serve nothing: most likely the wrong folder
     simple = root / "simple"
     for project, files in sorted(projects.items()):
         links = [_link(f"../../{p.name}", p.name, sha256_file(p)) for p in sorted(files, key=lambda p: p.name)]

@@ -78,10 +78,14 @@ def _index(args: argparse.Namespace) -> int:
         sys.stderr.write(f"pip-variants: warning: skipped {line}\n")
     for line in report.warnings:
         sys.stderr.write(f"pip-variants: warning: {line}\n")
-    if not report.releases:
+    # An empty folder is most likely the wrong one: checking it proves nothing, indexing it serves nothing.
+    nothing = not report.releases and not report.written
+    if nothing:
+        report.problems.append(f"no wheel (*.whl) in {args.directory}: nothing to index; "
+                               "name the folder your wheels were built into (e.g. dist/)")
+    elif not report.releases:
         sys.stderr.write(f"pip-variants: warning: no wheel (*.whl) in {args.directory}\n")
-    # Checking an empty folder proves nothing: most likely the wrong folder.
-    ok = report.ok and bool(report.releases or not args.check)
+    ok = report.ok
     releases: List[Dict[str, Any]] = []
     for rel in report.releases:
         releases.append({
@@ -114,13 +118,15 @@ def _index(args: argparse.Namespace) -> int:
                 sys.stdout.write("check passed: the wheels agree with each other and with their variants.json\n")
         else:
             simple = Path(args.directory) / "simple"
-            sys.stdout.write(
-                f"wrote {len(report.written)} file(s); serve it with:\n"
-                f"  python -m http.server --directory {args.directory} 8000\n"
-                f"  pip install --index-url http://127.0.0.1:8000/simple/ PACKAGE\n"
-                f"or without a server: pip install --no-index --find-links {args.directory} PACKAGE\n"
-                if report.written else f"nothing to write in {simple}\n"
-            )
+            if report.written:
+                sys.stdout.write(
+                    f"wrote {len(report.written)} file(s); serve it with:\n"
+                    f"  python -m http.server --directory {args.directory} 8000\n"
+                    f"  pip install --index-url http://127.0.0.1:8000/simple/ PACKAGE\n"
+                    f"or without a server: pip install --no-index --find-links {args.directory} PACKAGE\n"
+                )
+            elif not nothing:
+                sys.stdout.write(f"nothing to write in {simple}\n")
     for problem in report.problems:
         sys.stderr.write(f"pip-variants: error: {problem}\n")
     return 0 if ok else 1

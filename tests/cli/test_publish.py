@@ -395,10 +395,20 @@ def test_index_warns_about_the_null_variants_old_label(tmp_path):
 
 def test_cli_index_of_a_folder_without_wheels(run_cli, tmp_path):
     proc = run_cli("index", str(tmp_path))
-    assert proc.returncode == 0
-    assert f"pip-variants: warning: no wheel (*.whl) in {tmp_path}" in proc.stderr
+    assert proc.returncode == 1
+    assert f"pip-variants: error: no wheel (*.whl) in {tmp_path}: nothing to index" in proc.stderr
+    assert list(tmp_path.iterdir()) == []  # no empty simple/ page to serve
     check = run_cli("index", str(tmp_path), "--check")
     assert check.returncode == 1 and "check passed" not in check.stdout
+    assert "nothing to index" in check.stderr
+
+
+def test_cli_index_of_a_folder_with_only_sdists(run_cli, tmp_path):
+    (tmp_path / "demo-1.0.tar.gz").write_bytes(b"")
+    proc = run_cli("index", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert f"pip-variants: warning: no wheel (*.whl) in {tmp_path}" in proc.stderr
+    assert (tmp_path / "simple" / "demo" / "index.html").is_file()
 
 
 def test_make_variant_copies_members_compressed_with_normal_permissions(tmp_path):
