@@ -15,7 +15,8 @@ from ._record import record
 from .filename import NULL_LABEL, canonicalize_name
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
-from .selection import Preferences, Ranking, Rejection, find_incompatibility, held_by_profile, rank_variants
+from .selection import (PROFILE_HOLDER, Preferences, Ranking, Rejection, find_incompatibility, held_by_profile,
+                        rank_variants)
 from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
 
 if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
@@ -200,9 +201,16 @@ class Selection:
                 # Where others fit, something after the ranking (hash pins) set them aside.
                 rejected = self.ranking.rejected.values()
                 excluded = any(r.reason == "excluded" for r in rejected)
-                holder = next((r.holder for r in rejected if r.reason == "unsupported"), "this machine")
-                why += (f": no other variant fits {holder} or was left by --variant-exclude" if excluded
-                        else f": no other variant fits {holder}")
+                unfit = [r.holder for r in rejected if r.reason == "unsupported"]
+                holder = unfit[0] if unfit else PROFILE_HOLDER if _profiled(self.answers) else "this machine"
+                if not rejected:
+                    why += ": the only variant on offer"
+                elif excluded and not unfit:
+                    why += ": --variant-exclude left out every other variant"
+                elif excluded:
+                    why += f": no other variant fits {holder} or was left by --variant-exclude"
+                else:
+                    why += f": no other variant fits {holder}"
         else:
             why = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
         extra = " (chosen with --variant)" if self.forced == label else ""

@@ -266,6 +266,9 @@ def test_profile_replaces_detection(tmp_path):  # test 15
     sel = VariantEngine(VariantSettings(support=settings)).select("pkg", "1.0", md)
     assert str(sel.ranking.rejected["cu130"]).endswith("; the variant profile supports 12.8, 12.6")
     assert sel.describe("null").endswith("(the null variant: no other variant fits the variant profile)")
+    only_null = release({"nvidia": NVIDIA}, {"null": {}})
+    sel = VariantEngine(VariantSettings(support=settings)).select("pkg", "1.0", only_null)
+    assert sel.describe("null").endswith("(the null variant: the only variant on offer)")
 
 
 def test_forced_label():
@@ -294,7 +297,11 @@ def test_describe_line():
     assert VariantEngine().select("t", "1", unfit).describe("null").endswith(
         "(the null variant: no other variant fits this machine)")
     excluded = VariantEngine(VariantSettings(excluded={"t": ("a",)})).select("t", "1", md)
-    assert excluded.describe("null").endswith("no other variant fits this machine or was left by --variant-exclude)")
+    assert excluded.describe("null").endswith("(the null variant: --variant-exclude left out every other variant)")
+    both = release({"s": {"static-properties": {"f": ["a"]}}}, {"a": {"s": {"f": ["a"]}}, "b": {"s": {"f": ["b"]}},
+                                                               "null": {}})
+    assert VariantEngine(VariantSettings(excluded={"t": ("a",)})).select("t", "1", both).describe("null").endswith(
+        "no other variant fits this machine or was left by --variant-exclude)")
 
 
 @pytest.mark.parametrize("value, why", [

@@ -210,8 +210,13 @@ def _summary(out: Outcome, profile: bool) -> str:
         parts.append(f"{url.rsplit('/', 1)[-1]}: {why}")
     rejected = out.selection.rejected.values() if out.selection is not None else ()
     holder = _holder((out,), profile)
-    what = (f"no variant fits {holder} or was left by --variant-exclude"
-            if any(r.reason == "excluded" for r in rejected) else f"no variant fits {holder}")
+    reasons = {r.reason for r in rejected}
+    if reasons == {"excluded"}:
+        what = "--variant-exclude left out every variant"
+    elif "excluded" in reasons:
+        what = f"no variant fits {holder} or was left by --variant-exclude"
+    else:
+        what = f"no variant fits {holder}"
     return what + (f" ({'; '.join(parts)})" if parts else "")
 
 
