@@ -10,10 +10,10 @@ if that build were being installed.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Set
+from typing import Any, Callable, Dict, Optional, Set
 
 from . import _compat, _patching, messages
-from .state import selecting
+from .state import STATE, selecting
 
 __all__ = ["patch"]
 
@@ -22,6 +22,8 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
     def resolve(self: Any, root_reqs: Any, *args: Any, **kwargs: Any) -> Any:
         requirement_set = original(self, root_reqs, *args, **kwargs)
         _check_kept_builds(self, requirement_set)
+        if STATE.abi_links:
+            _check_abi_pairs(requirement_set)
         return requirement_set
 
     return resolve
@@ -49,6 +51,46 @@ def _check_kept_builds(resolver: Any, requirement_set: Any) -> None:
         report_kept(ctx, kept, resolved, installed)
     except Exception as exc:
         messages.internal_error("legacy Resolver.resolve", exc)
+
+
+def _check_abi_pairs(requirement_set: Any) -> None:
+    """This resolver takes each project's best build as it meets it and never
+    goes back: a build for another torch than the one it then chose is
+    installed as it is. It is deprecated, so nothing is resolved for it here;
+    the mismatched pair is named before pip installs it."""
+    try:
+        versions: Dict[str, str] = {}
+        for req in requirement_set.all_requirements:
+            if getattr(req, "name", None):
+                version = _version_of(req)
+                if version is not None:
+                    versions[_compat.canonical_name(str(req.name))] = version
+        for req in requirement_set.all_requirements:
+            link = getattr(req, "link", None)
+            chosen = STATE.chosen.get(link.url_without_fragment) if link is not None else None
+            if chosen is None or not chosen.abi or req.satisfied_by is not None:
+                continue
+            for needed in chosen.abi:
+                have = versions.get(needed.project)
+                if have is not None and not needed.contains(have):
+                    version = versions.get(_compat.canonical_name(str(req.name))) or "?"
+                    messages.warn_once(
+                        f"pip-variants: {req.name} {version}'s build {chosen.label} needs {needed}, but the legacy "
+                        f"resolver chose {needed.project} {have}; it never goes back to another build, so the "
+                        "pair will not work together: install without --use-deprecated=legacy-resolver")
+    except Exception as exc:
+        messages.internal_error("legacy Resolver.resolve", exc)
+
+
+def _version_of(req: Any) -> Optional[str]:
+    """The version the legacy resolver settled on for ``req``: the installed one
+    it kept, or the prepared distribution's."""
+    if req.satisfied_by is not None:
+        return str(req.satisfied_by.version)
+    try:
+        return str(req.get_dist().version)
+    except Exception:  # not prepared (an error elsewhere stops pip anyway)
+        return None
 
 
 def _installed_projects() -> Set[str]:

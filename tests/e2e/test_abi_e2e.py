@@ -189,3 +189,17 @@ def test_a_conflict_a_forced_build_makes_says_so(variant_venv, chain):
     assert ("attn-like 1.0 has builds for torch-like 2.8 and 2.9 (abi_dependency; --variant attn-like=torch28 "
             "takes only that build); torch-like==2.9.0 (requested) is being installed") in " ".join(err.split()), err
     assert_clean(err)
+
+
+def test_the_legacy_resolver_warns_about_the_mismatched_pair_it_cannot_avoid(variant_venv, chain):
+    """The legacy resolver never goes back to another build: with torch-like
+    pinned to 2.8.0 it still takes attn-like's torch29 build. It is deprecated,
+    so pip-variants does not resolve for it, but the pair is named."""
+    legacy = "--use-deprecated=legacy-resolver"
+    _, report, err = pick(variant_venv, chain, "attn-like", "torch-like==2.8.0", legacy, **H100)
+    text = " ".join(err.split())
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+    assert ("attn-like 1.0's build torch29 needs torch-like==2.9.*, but the legacy resolver chose torch-like 2.8.0; "
+            "it never goes back to another build") in text, err
+    assert text.count("legacy resolver chose") == 1, err
+    assert_clean(err)
