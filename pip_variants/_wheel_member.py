@@ -12,7 +12,7 @@ before: no such member; ZIP64 records; data before the archive; a name with a
 NUL byte, a backslash (Windows), or a non-ASCII name for the member; a name
 listed twice; a Unicode-path extra field (Python 3.12+ renames members from
 it); a zip version, flag or compression zipfile refuses or this does not
-inflate; a damaged header; a CRC that does not match. Damage zipfile would
+inflate; a damaged header; a CRC or a size that does not match. Damage zipfile would
 refuse elsewhere in the archive (another member's extra field, overlapping
 members) is pip's to refuse when it installs the wheel.
 """
@@ -47,7 +47,8 @@ _READS_UNICODE_PATH = sys.version_info >= (3, 12)
 _BACKSLASH_IS_SEP = os.sep == "\\"
 _ZIP64_LOCATOR_SIG = b"PK\x06\x07"
 _ZIP64_LOCATOR_SIZE = 20
-_STORED, _DEFLATED = 0, 8
+_STORED, _DEFLATED, _BZIP2, _LZMA = 0, 8, 12, 14
+_LZMA_HEADER = struct.Struct("<2BH")  # version, properties size
 
 
 def _end_record(fh, size: int) -> Optional[Tuple[int, int, int]]:  # type: ignore[no-untyped-def]
@@ -145,7 +146,7 @@ def read_dist_info_file(
         if found is None:
             return None
         raw_name, flags, method, crc, csize, usize, offset = found
-        if not raw_name.isascii() or flags & _FLAGS_REFUSED or method not in (_STORED, _DEFLATED):
+        if not raw_name.isascii() or flags & _FLAGS_REFUSED or method not in (_STORED, _DEFLATED, _BZIP2, _LZMA):
             return None
         if _ZIP64_MARK in (csize, usize, offset):
             return None
@@ -165,12 +166,38 @@ def read_dist_info_file(
         data = fh.read(csize)
     if len(data) != csize:
         return None
-    if method == _DEFLATED:
-        try:
-            inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            data = inflater.decompress(data, usize + 1)
-        except zlib.error:
+    if method != _STORED:
+        # never more than one byte past the declared size: a few bytes can claim
+        # a small file and inflate to gigabytes
+        inflated = _inflate(method, data, usize + 1)
+        if inflated is None:
             return None
+        data = inflated
     if len(data) != usize or zlib.crc32(data) != crc:
         return None
     return name, data
+
+
+def _inflate(method: int, data: bytes, most: int) -> Optional[bytes]:
+    """At most ``most`` bytes of ``data`` decompressed; ``None`` for damaged data."""
+    try:
+        if method == _DEFLATED:
+            return zlib.decompressobj(-zlib.MAX_WBITS).decompress(data, most)
+        if method == _BZIP2:
+            import bz2
+
+            return bz2.BZ2Decompressor().decompress(data, most)
+        import lzma
+
+        # zip's LZMA: a 4-byte header, the LZMA1 properties, then the raw stream
+        _, _, props_size = _LZMA_HEADER.unpack_from(data)
+        props = data[_LZMA_HEADER.size:_LZMA_HEADER.size + props_size]
+        if props_size != 5 or len(props) != 5 or props[0] >= 9 * 5 * 5:
+            return None
+        lc, rest = props[0] % 9, props[0] // 9
+        lzma1 = {"id": lzma.FILTER_LZMA1, "lc": lc, "lp": rest % 5, "pb": rest // 5,
+                 "dict_size": int.from_bytes(props[1:], "little")}
+        decompressor = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[lzma1])
+        return decompressor.decompress(data[_LZMA_HEADER.size + props_size:], most)
+    except (ImportError, zlib.error, OSError, EOFError, ValueError, LookupError, struct.error):
+        return None

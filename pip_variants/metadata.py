@@ -569,11 +569,21 @@ def load_wheel_metadata(wheel: Union[str, "zipfile.ZipFile"], label: str, source
         info = zf.getinfo(member)
         if info.file_size > MAX_METADATA_BYTES:
             raise InvalidVariantMetadata(src, f"{member} is over the {MAX_METADATA_BYTES}-byte limit")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            # zipfile inflates bzip2 and LZMA data a whole chunk at a time: a few
+            # bytes may claim a small file and inflate to gigabytes
+            method = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}.get(info.compress_type,
+                                                                              f"method {info.compress_type}")
+            raise InvalidVariantMetadata(src, f"{member} cannot be read ({method} data that is damaged, or in an "
+                                              "archive layout not read safely): rebuild the wheel with deflate")
         try:
-            content = zf.read(member)
-        except Exception as exc:  # noqa: BLE001 - zlib, bz2, lzma, CRC, encryption: each its own class
+            with zf.open(info) as fh:
+                content = fh.read(MAX_METADATA_BYTES + 1)
+        except Exception as exc:  # noqa: BLE001 - zlib, CRC, encryption: each its own class
             # damaged or encrypted data in a readable archive: this wheel's metadata, not the run, fails
             raise InvalidVariantMetadata(src, f"{member} cannot be read ({type(exc).__name__}: {exc})") from None
+        if len(content) > MAX_METADATA_BYTES:
+            raise InvalidVariantMetadata(src, f"{member} is over the {MAX_METADATA_BYTES}-byte limit")
         md = load_metadata(content, f"{src}!{member}")
     finally:
         if zf is not wheel:

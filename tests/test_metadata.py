@@ -267,6 +267,41 @@ def test_damaged_wheel_metadata_is_invalid_metadata(tmp_path, damage):
     assert str(path) in str(exc.value)
 
 
+def _claim_size(path, member, size):
+    """Make the archive claim ``member`` inflates to ``size`` bytes (a zip bomb's lie)."""
+    import struct
+
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(member)
+    data = bytearray(path.read_bytes())
+    struct.pack_into("<L", data, info.header_offset + 22, size)  # local header
+    central = struct.unpack_from("<L", data, len(data) - 22 + 16)[0]  # the only member's record
+    assert data[central:central + 4] == b"PK\x01\x02"
+    struct.pack_into("<L", data, central + 24, size)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_a_variant_json_that_lies_about_its_size_is_never_inflated_whole(tmp_path, method):
+    """A few kilobytes that claim 411 bytes and inflate to 40 MB: refused, in bounded memory."""
+    import tracemalloc
+
+    path = tmp_path / "pkg-1.0-py3-none-any-fast.whl"
+    member = "pkg-1.0.dist-info/variant.json"
+    with zipfile.ZipFile(path, "w", method) as zf:
+        zf.writestr(member, b"{" + b" " * (40 << 20))
+    _claim_size(path, member, 411)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InvalidVariantMetadata, match=r"variant.json cannot be read") as exc:
+            load_wheel_metadata(str(path), "fast")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak  # LZMA's 8 MB dictionary, never the 40 MB
+    assert str(path) in str(exc.value)
+
+
 def test_a_label_with_an_undeclared_namespace_is_invalid_and_the_rest_usable():
     """WHEEL-VARIANTS App. B 6: that label is incompatible, not the whole file."""
     doc = json.loads(json.dumps(V011))

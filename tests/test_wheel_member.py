@@ -30,7 +30,8 @@ def _zipfile_answer(path: Path):
         return None if name is None else (name, zf.read(name))
 
 
-@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED], ids=["stored", "deflated"])
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2,
+                                         zipfile.ZIP_LZMA], ids=["stored", "deflated", "bzip2", "lzma"])
 @pytest.mark.parametrize("comment", [b"", b"a comment"], ids=["", "comment"])
 def test_reads_what_zipfile_reads(tmp_path, compression, comment):
     members = [(f"pkg/m{i}.py", b"x = 1\n") for i in range(300)]
