@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import stat
 from contextlib import contextmanager
-from typing import Iterator, Union
+from typing import Iterator, Tuple, Union
 
-__all__ = ["replacing", "write_file"]
+__all__ = ["replacing", "write_file", "write_new"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -55,12 +55,29 @@ def write_file(dest: PathLike, data: bytes) -> None:
             f.write(data)
         return
     real = os.path.realpath(path)
-    folder, name = os.path.split(real)
-    # Shorter than the name it stands for: a name near the file system's limit still fits.
-    tmp = os.path.join(folder, f".{name[:64]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    # O_EXCL: never write through something planted at the temporary name.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    tmp, fd = _temporary_beside(real)
     with replacing(tmp, real), open(fd, "wb") as f:
         f.write(data)
         if st is not None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
+
+
+def write_new(dest: PathLike, data: bytes) -> None:
+    """Replace ``dest`` with a new regular file holding ``data``, atomically.
+
+    For files published from a folder others may write to: neither a link
+    planted at ``dest`` nor one at the temporary name is written through.
+    """
+    path = os.fspath(dest)
+    tmp, fd = _temporary_beside(path)
+    with replacing(tmp, path), open(fd, "wb") as f:
+        f.write(data)
+
+
+def _temporary_beside(path: str) -> Tuple[str, int]:
+    """A new file next to ``path`` to rename over it, and its descriptor."""
+    folder, name = os.path.split(path)
+    # Shorter than the name it stands for: a name near the file system's limit still fits.
+    tmp = os.path.join(folder, f".{name[:64]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # O_EXCL: never write through something planted at the temporary name.
+    return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)

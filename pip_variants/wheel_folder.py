@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote
 
-from ._atomic import replacing
+from ._atomic import write_new
 from .filename import (
     InvalidVariantFilename,
     parse_variants_json_filename,
@@ -314,11 +314,9 @@ def _page(title: str, links: Sequence[str]) -> str:
 
 
 def _write(path: Path, text: str, written: List[Path]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with replacing(tmp, path):  # a failed write leaves no temporary file behind
-            tmp.write_text(text, encoding="utf-8")
+        write_new(path, text.encode("utf-8"))
     except OSError as exc:
         # Name the file being written: the error may be about its temporary twin.
         raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from None

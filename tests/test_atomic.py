@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from pip_variants._atomic import replacing, write_file
+from pip_variants._atomic import replacing, write_file, write_new
 
 
 def test_write_file_creates_and_replaces(tmp_path):
@@ -27,6 +27,17 @@ def test_write_file_follows_a_symlink(tmp_path):
     write_file(link, b"new")
     assert link.is_symlink()
     assert real.read_bytes() == b"new"
+
+
+def test_write_new_replaces_a_symlink_instead_of_writing_through_it(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious")
+    link = tmp_path / "index.html"
+    link.symlink_to(victim)
+    write_new(link, b"<html>")
+    assert not link.is_symlink() and link.read_bytes() == b"<html>"
+    assert victim.read_bytes() == b"precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "victim.txt"]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

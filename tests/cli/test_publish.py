@@ -207,6 +207,21 @@ def _release(plain: Path, dist: Path) -> None:
     (dist / plain.name).write_bytes(plain.read_bytes())
 
 
+def test_index_in_a_shared_folder_never_writes_through_planted_links(plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    for planted in ("demo_pkg-1.0-variants.json.tmp", "demo_pkg-1.0-variants.json", "simple/index.html.tmp",
+                    "simple/index.html"):
+        (dist / planted).parent.mkdir(exist_ok=True)
+        (dist / planted).symlink_to(victim)
+    assert build_index(dist).ok
+    assert victim.read_text() == "precious"
+    assert not (dist / "demo_pkg-1.0-variants.json").is_symlink()
+    assert not (dist / "simple" / "index.html").is_symlink()
+
+
 def test_index_writes_variants_json_and_pages(plain, tmp_path):
     dist = tmp_path / "dist"
     _release(plain, dist)
