@@ -171,8 +171,11 @@ class FinderContext:
 
     def explain_command(self, project: str) -> str:
         """``pip-variants explain PROJECT`` with this command's sources, so that it
-        looks where pip looked (credentials left out: pip's keyring or netrc has them)."""
+        looks where pip looked. Credentials are left out, not masked: a masked
+        password would be sent, where pip's keyring or netrc has the real one."""
         import shlex
+
+        from pip._internal.utils.misc import remove_auth_from_url
 
         words = ["pip-variants", "explain", project]
         if self.search_scope is None:
@@ -181,11 +184,13 @@ class FinderContext:
         if not indexes:
             words.append("--no-index")
         elif indexes[0].rstrip("/") != "https://pypi.org/simple":
-            words += ["--index-url", redact(indexes[0])]
+            words += ["--index-url", remove_auth_from_url(indexes[0])]
         for url in indexes[1:]:
-            words += ["--extra-index-url", redact(url)]
+            words += ["--extra-index-url", remove_auth_from_url(url)]
         for place in getattr(self.search_scope, "find_links", None) or ():
-            words += ["--find-links", redact(place)]
+            words += ["--find-links", remove_auth_from_url(place)]
+        for host, port in getattr(self.session, "pip_trusted_origins", None) or ():
+            words += ["--trusted-host", f"{host}:{port}" if port else host]
         return " ".join(shlex.quote(word) for word in words + self._choice_words(project))
 
     def _choice_words(self, project: str) -> List[str]:
