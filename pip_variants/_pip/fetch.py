@@ -226,6 +226,11 @@ def describe_failure(exc: BaseException) -> str:
     retried = re.search(r"too many (\d{3}) error responses", text)
     if retried:
         return f"HTTP {retried.group(1)}, after retries"
+    if name == "SSLError":  # pip 26.3 says "ssl verification failed" (below); older ones, requests' whole chain
+        why = re.search(r"certificate verify failed: ([^'\"()]+?)\s*[('\"]", text)
+        return f"ssl verification failed ({why.group(1)})" if why else "ssl connection failed"
+    if name == "ProxyError":
+        return "proxy connection failed"
     if name == "ConnectionError" or "NewConnectionError" in text:
         return "connection failed"
     reference = getattr(exc, "reference", None)
@@ -263,4 +268,11 @@ def read_capped(response: Any) -> bytes:
         # Always: a find-links or file:// answer is an open file (pip's local
         # adapter); an HTTP one goes back to the pool, or is closed if cut short.
         response.close()
+    encoding = str(response.headers.get("Content-Encoding", "identity") or "identity").lower()
+    if size < declared <= limit and encoding == "identity":
+        # urllib3 1.26 (pip < 26) returns a body an orderly close cut short as
+        # if whole: it would read as a bad file (invalid JSON, a hash mismatch)
+        from pip._vendor.requests.exceptions import ChunkedEncodingError
+
+        raise ChunkedEncodingError(f"Connection broken: {size} of the {declared} bytes announced")
     return b"".join(chunks)[:limit]

@@ -250,19 +250,36 @@ def test_failure_text_of_pip_network_errors():
         "redirected to file:///etc/passwd, which is not followed"
 
 
+def test_failure_text_of_tls_and_proxy_errors_before_pip_26():
+    """requests' chain of causes, cut at 200 characters, lost the reason: say it as pip 26.3 does."""
+    from pip._vendor.requests.exceptions import ProxyError, SSLError
+
+    from pip_variants._pip.fetch import describe_failure
+
+    chain = ("HTTPSConnectionPool(host='localhost', port=8443): Max retries exceeded with url: /demo-1.0-variants.json "
+             "(Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify "
+             "failed: self-signed certificate (_ssl.c:1006)')))")
+    assert describe_failure(SSLError(chain)) == "ssl verification failed (self-signed certificate)"
+    assert describe_failure(SSLError("EOF occurred in violation of protocol")) == "ssl connection failed"
+    assert describe_failure(ProxyError("Cannot connect to proxy.")) == "proxy connection failed"
+
+
+@pytest.mark.parametrize("kind", ["cut-once", "short-once"])
 @pytest.mark.parametrize("hashed", [True, False])
-def test_a_download_cut_short_once_is_fetched_again(index, tmp_path, hashed):
+def test_a_download_cut_short_once_is_fetched_again(index, tmp_path, hashed, kind):
     """pip resumes a wheel download whose connection broke; a variants.json is
-    fetched again, once, not taken for missing (and the plain wheel installed)."""
-    index.fault(NAME, "cut-once")
+    fetched again, once, not taken for missing (and the plain wheel installed),
+    nor for a bad file (a hash mismatch, invalid JSON: the publisher's fault)."""
+    index.fault(NAME, kind)
     assert _get(_session(tmp_path), _link(index, BODY, hashed)) == BODY
     assert len(index.requested(NAME)) == 2
 
 
-def test_a_download_cut_short_twice_fails_in_words(index, tmp_path):
+@pytest.mark.parametrize("kind", ["cut", "short"])
+def test_a_download_cut_short_twice_fails_in_words(index, tmp_path, kind):
     from pip_variants._pip.fetch import describe_failure
 
-    index.fault(NAME, "cut")
+    index.fault(NAME, kind)
     with pytest.raises(Exception) as failure:
         _get(_session(tmp_path), _link(index, BODY))
     assert len(index.requested(NAME)) == 2

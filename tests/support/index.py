@@ -31,7 +31,7 @@ __all__ = ["LocalIndex", "FAULT_KINDS", "JSON_CONTENT_TYPE", "canonical_name"]
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 FAULT_KINDS = ("404", "500", "timeout", "reset", "trickle", "garbage", "redirect-loop", "redirect-file", "cut",
-               "cut-once")
+               "cut-once", "short", "short-once")
 HashMode = Union[bool, str, None]
 
 
@@ -494,9 +494,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
         elif fault.kind == "reset":
             self._abort()
-        elif fault.kind in ("cut", "cut-once"):
-            # Headers and half the body, then a reset: a connection dropped mid-download.
-            if fault.kind == "cut-once":
+        elif fault.kind in ("cut", "cut-once", "short", "short-once"):
+            # Headers and half the body, then a reset ("cut": a connection dropped
+            # mid-download) or an orderly close ("short": a server or proxy that
+            # gave up; urllib3 1.26 does not hold it to its Content-Length).
+            if fault.kind in ("cut-once", "short-once"):
                 with self.index._lock:
                     for table in (self.index._faults, self.index._page_faults):
                         for key in [k for k, f in table.items() if f is fault]:
@@ -508,7 +510,14 @@ class _Handler(BaseHTTPRequestHandler):
             if not head:
                 self.wfile.write(body[: len(body) // 2])
                 self.wfile.flush()
-            self._abort()
+            if fault.kind.startswith("short"):
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+            else:
+                self._abort()
         elif fault.kind == "redirect-loop":
             self._redirect(self.path)  # to itself, for ever
         elif fault.kind == "redirect-file":
