@@ -289,6 +289,7 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
         if not forced:
             # Said once a variant wheel is met: a download without any stays silent, as stock pip is.
             STATE.cross_target_note = note
+            STATE.cross_target = tuple(cross)
             return None
         messages.warn_once(note)
         profile = {}

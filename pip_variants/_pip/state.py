@@ -106,6 +106,8 @@ class ProcessState:
         #: cross-target options without ``--variant`` or a profile: the warning that
         #: variant wheels are ignored, said once one is met (H2, H6), not before
         self.cross_target_note: Optional[str] = None
+        #: ... and the options that made it (``--platform``, ...), for a variant wheel named directly
+        self.cross_target: Tuple[str, ...] = ()
         #: canonical names with variant wheels in a find-links folder scanned under that note
         self.cross_target_projects: Set[str] = set()
         #: canonical name -> the versions labelled wheels offered under ``off_by_option``

@@ -10,6 +10,7 @@ labelled names.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _compat, _patching, messages
@@ -42,7 +43,7 @@ def split_label(filename: str) -> Tuple[Optional[str], Optional[str]]:
 def _wrap_init(original: Callable[..., Any], lazy_build_tag: bool) -> Callable[..., Any]:
     def __init__(self: Any, filename: str) -> None:
         if not labels_enabled():
-            if not STATE.off_by_option:
+            if not (STATE.off_by_option or STATE.cross_target):
                 return original(self, filename)
             try:
                 return original(self, filename)
@@ -89,14 +90,20 @@ def _raise_with_hint(exc: Exception, filename: str) -> None:
         return
     if label is None or not exc.args or not isinstance(exc.args[0], str):
         return
-    where, fix = turned_off_by()
     said = exc.args[0].rstrip(". ")
     what = "it" if filename in said else filename
+    if STATE.off_by_option:
+        where, fix = turned_off_by()
+        text = f"{said}: {what} is a variant wheel (label {label}), and variants are off ({where}). {fix} to install it"
+    else:
+        cross = ", ".join(STATE.cross_target)
+        project = os.path.basename(filename).split("-", 1)[0]
+        text = (f"{said}: {what} is a variant wheel (label {label}), and {cross} "
+                f"{'select' if len(STATE.cross_target) > 1 else 'selects'} for another machine, where variant "
+                f"wheels are ignored. Pass --variant {project}={label} (or a --variant-profile FILE from "
+                "'pip-variants profile export' on that machine) to install it")
     try:
-        hinted = type(exc)(
-            f"{said}: {what} is a variant wheel (label {label}), and variants are off ({where}). "
-            f"{fix} to install it"
-        )
+        hinted = type(exc)(text)
     except Exception:
         return
     raise hinted from None

@@ -533,6 +533,23 @@ def test_download_for_another_machine_without_a_profile_is_stock(variant_venv, p
     assert "pip-variants" not in plain.stderr, plain.stderr
 
 
+def test_a_variant_wheel_named_directly_for_another_machine_says_how(variant_venv, publish, index, tmp_path):
+    """A file path is no index link to drop quietly: pip refuses its name, and the way out is said."""
+    publish("pkg", "1.0", GPU_DATA)
+    wheel = tmp_path / vfile("cu128")
+    run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path, *index_args(index), "pkg", "--variant", "pkg=cu128")
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "out", "--no-index", *CROSS_TARGET,
+                   str(wheel), check=False)
+    assert proc.returncode != 0
+    assert_clean(proc.stderr)
+    text = " ".join(proc.stderr.split())
+    assert ("is a variant wheel (label cu128), and --platform, --python-version select for another machine, where "
+            "variant wheels are ignored. Pass --variant pkg=cu128 (or a --variant-profile FILE") in text, proc.stderr
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", tmp_path / "out", "--no-index", *CROSS_TARGET,
+                   "--variant", "pkg=cu128", str(wheel))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [vfile("cu128"), "pkg-1.0-variants.json"]
+
+
 def test_download_for_another_machine_of_a_release_without_variants_is_silent(variant_venv, index, dist, tmp_path):
     # stock pip says nothing here: neither does pip-variants
     index.add_file("plainpkg", build_wheel(dist, "plainpkg", "1.0"))
