@@ -38,10 +38,10 @@ def _wrap_evaluate_links(original: Callable[..., Any]) -> Callable[..., Any]:
     def evaluate_links(self: Any, link_evaluator: Any, links: Any) -> Any:
         ctx: Optional[FinderContext] = getattr(self, ATTR, None)
         if ctx is None or not selecting():
-            if STATE.off_by_option:
+            if STATE.off_by_option or STATE.cross_target:
                 links = list(links)
                 _note_left_out(link_evaluator, links)
-            elif STATE.cross_target_note is not None:
+            if STATE.cross_target_note is not None:
                 from .variants_off import say_cross_target
 
                 links = list(links)

@@ -29,11 +29,12 @@ def _wrap_scan_directory(original: Callable[..., Any], module: Any) -> Callable[
                 # --no-variants: H2 notes what the folder's variant wheels offered (BC-1), then
                 # pip drops them as it drops any name it cannot read
                 _add_variant_files(self, module, wheels_only=True)
-            elif STATE.cross_target_note is not None:  # the folder's variant wheels were just dropped
+            elif STATE.cross_target:  # the folder's variant wheels were just dropped
                 from .variants_off import note_cross_target_folder
 
                 with os.scandir(self._path) as entries:
                     note_cross_target_folder(entry.name for entry in entries)
+                _add_variant_files(self, module, wheels_only=True)  # for H2 to note, as under --no-variants
         except Exception as exc:
             messages.internal_error("_FlatDirectoryToUrls._scan_directory", exc)
 

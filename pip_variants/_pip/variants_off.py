@@ -142,16 +142,23 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
     # missing (say, a prerelease that a final variant release would have outranked).
     if best is not None and best in allowed and best >= newest:
         return
-    how, fix = turned_off_by()
-    if STATE.no_variants_in_configuration:
-        fix += " (pip config debug shows where)"
-    what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and variants are off ({how})"
-    # Whether one fits is not known here (nothing is detected with variants off).
-    way_back = f"{fix} to install {name} {newest} (if one of its variant wheels fits this machine)"
-    if chosen is None:
-        messages.warn_once(f"{what}: no other build of {name} fits. {way_back}")
+    if STATE.off_by_option:
+        how, fix = turned_off_by()
+        if STATE.no_variants_in_configuration:
+            fix += " (pip config debug shows where)"
+        off = f"variants are off ({how})"
+        # Whether one fits is not known here (nothing is detected with variants off).
+        way_back = f" {fix} to install {name} {newest} (if one of its variant wheels fits this machine)"
     else:
-        messages.warn_once(f"{what}: pip takes {name} {chosen.version} instead. {way_back}")
+        cross = ", ".join(STATE.cross_target)
+        verb = "select" if len(STATE.cross_target) > 1 else "selects"
+        off = f"variant wheels are ignored ({cross} {verb} for another machine)"
+        way_back = ""  # the cross-target warning, said before, gives the way to select for that machine
+    what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and {off}"
+    if chosen is None:
+        messages.warn_once(f"{what}: no other build of {name} fits.{way_back}")
+    else:
+        messages.warn_once(f"{what}: pip takes {name} {chosen.version} instead.{way_back}")
 
 
 def _parsed(version: Any) -> Optional[Any]:

@@ -550,6 +550,29 @@ def test_a_variant_wheel_named_directly_for_another_machine_says_how(variant_ven
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [vfile("cu128"), "pkg-1.0-variants.json"]
 
 
+def test_download_for_another_machine_says_which_newer_release_it_leaves_out(variant_venv, publish, index, tmp_path):
+    """BC-1 for a cross-target download: a newest release with only variant
+    wheels is named, and the way to select one for that machine."""
+    one = publish("pkg", "1.0", None)
+    two = publish("pkg", "2.0", variants_json("pkg", "2.0", namespaces=["blas_lapack"],
+                                              providers={"blas_lapack": static_provider({"library": ["openblas"]})},
+                                              variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
+                  plain=False)
+    said = ("pkg 2.0 has only variant wheels for this platform, and variant wheels are ignored (--platform, "
+            "--python-version select for another machine): pip takes pkg 1.0 instead.")
+    folder = tmp_path / "wheelhouse"
+    folder.mkdir()
+    for path in [*one, *two]:
+        shutil.copy(path, folder)
+    for source in (index_args(index), ("--no-index", "--find-links", folder)):
+        out = tmp_path / f"out{len(source)}"
+        proc = run_pip(variant_venv, "download", "--no-deps", "-d", out, *source, *CROSS_TARGET, "pkg")
+        assert_clean(proc.stderr)
+        assert sorted(p.name for p in out.iterdir()) == [PLAIN], proc.stderr
+        assert " ".join(proc.stderr.split()).count(said) == 1, proc.stderr
+        assert proc.stderr.count("--variant-profile FILE") == 1, proc.stderr  # the way there: said once
+
+
 def test_download_for_another_machine_of_a_release_without_variants_is_silent(variant_venv, index, dist, tmp_path):
     # stock pip says nothing here: neither does pip-variants
     index.add_file("plainpkg", build_wheel(dist, "plainpkg", "1.0"))
