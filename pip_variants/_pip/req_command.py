@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import _compat, _patching, messages
 from .context import ATTR, FinderContext
@@ -84,6 +85,39 @@ def _export(opts: Options) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+#: what :func:`_export` sets, for this command's child pips (build environments)
+_EXPORTED = ("PIP_NO_VARIANTS", "PIP_VARIANT", "PIP_VARIANT_PROFILE", "PIP_ALLOW_VARIANT_PLUGIN",
+             "PIP_VARIANT_ENABLE", "PIP_VARIANT_STRICT", "PIP_VARIANT_EXCLUDE", "PIP_VARIANT_DISABLE",
+             "PIP_VARIANT_CONFIG")
+
+
+@contextmanager
+def _environment_kept(saved: Dict[str, Optional[str]]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _restore_environment_after(command: Any) -> None:
+    """Put the exported variables back as they were when the command ends: a
+    program that runs pip's ``main()`` twice, or starts its own pip later, must
+    not inherit one command's ``--variant`` or ``--no-variants``."""
+    enter = getattr(command, "enter_context", None)
+    if enter is None or getattr(command, "_pip_variants_environment", None) is not None:
+        return  # (a second finder of the same command: the first one's values are the user's)
+    saved = {name: os.environ.get(name) for name in _EXPORTED}
+    try:
+        enter(_environment_kept(saved))
+    except Exception:  # outside pip's main context: the process ends with the command
+        return
+    command._pip_variants_environment = saved
 
 
 def _index_args(finder: Any, options: Any) -> List[str]:
@@ -395,6 +429,7 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             except Exception as exc:
                 messages.debug("pip-variants: where no-variants was set is unknown: %r", exc)
         try:
+            _restore_environment_after(self)
             configure_finder(command, options, session, finder, getattr(self, "parser", None))
         except VariantInstallationError:
             raise

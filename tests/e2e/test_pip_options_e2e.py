@@ -122,6 +122,28 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     assert proc.stderr.count(wheel.name) == 1, proc.stderr
 
 
+def test_a_program_running_pip_twice_keeps_no_options_of_the_first_run(variant_venv, publish, index):
+    """Options reach the build environments' child pips through the environment;
+    they must not outlive the command (an embedding program, its own children)."""
+    publish("pkg", "1.0", DATA)
+    script = (
+        "import json, os, sys, subprocess\n"
+        "from pip._internal.cli.main import main\n"
+        "def pick(*args):\n"
+        "    main(['install', '--dry-run', '-q', '--report', 'r.json', *sys.argv[1:], *args, 'pkg'])\n"
+        "    return json.load(open('r.json'))['install'][0]['download_info']['url'].rsplit('/', 1)[1]\n"
+        "print(pick('--variant', 'pkg=mkl'))\n"
+        "print(pick())\n"
+        "print(pick('--no-variants'))\n"
+        "print(pick())\n"
+        "print(sorted(k for k in os.environ if k.startswith('PIP_VARIANT_')\n"
+        "             or k in ('PIP_VARIANT', 'PIP_NO_VARIANTS', 'PIP_ALLOW_VARIANT_PLUGIN')))\n"
+    )
+    proc = run_python(variant_venv, "-c", script, *index_args(index))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:5] == [vfile("mkl"), vfile("ob"), PLAIN, vfile("ob"), "[]"], proc.stdout + proc.stderr
+
+
 def test_pip_lock_says_what_it_leaves_out(variant_venv, publish, index, tmp_path):
     if tuple(int(x) for x in re.findall(r"\d+", variant_venv.pip_version)[:2]) < (25, 1):
         pytest.skip("pip lock: pip 25.1+")

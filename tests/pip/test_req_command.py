@@ -53,6 +53,12 @@ def test_exports_effective_settings(patched, tmp_path):
     assert "PIP_NO_VARIANTS" not in os.environ
 
 
+def test_every_exported_variable_is_restored_after_the_command():
+    from pip_variants._pip.req_command import _EXPORTED, Options
+
+    assert set(_EXPORTED) == set(Options(options()).environment())
+
+
 def test_exclusions_disabled_namespaces_and_priorities_reach_the_engine(patched, tmp_path):
     config = tmp_path / "variants.toml"
     config.write_text('namespace_priorities = ["x86_64"]\nenable_optional_plugins = ["dbg"]\n')
