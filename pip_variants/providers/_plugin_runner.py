@@ -8,15 +8,19 @@ imports.
 
 Protocol (version 1):
 
-* stdin: one JSON object, then EOF::
+* stdin: one JSON object on one line, then EOF::
 
       {"protocol": 1, "command": "get_supported_configs" | "get_all_configs"
                                   | "namespace" | "discover",
        "plugin_apis": ["module:Object", ...], "extra_paths": ["/dir", ...],
-       "fallback_paths": ["/dir", ...], "max_result_bytes": 1048576}
+       "fallback_paths": ["/dir", ...], "max_result_bytes": 1048576,
+       "watch_parent": true}
 
   ``extra_paths`` go first on ``sys.path``; ``fallback_paths`` are appended
-  when missing.
+  when missing. With ``watch_parent`` the parent keeps stdin open until the
+  runner is done, and EOF before then means the parent is gone (killed by
+  SIGTERM, SIGKILL, a hang-up): the runner then ends itself and its process
+  group, which no signal to the parent's group reaches.
 
 * stdout (the *original* file descriptor 1, which plugins never see): JSON
   lines. First ``{"runner": 1, "python": "3.x.y"}``; then one line per endpoint
@@ -407,6 +411,31 @@ def _encode(obj):
     return json.dumps(obj, allow_nan=False, separators=(",", ":"))
 
 
+def _end_with_parent(parent_fd):
+    """Wait for EOF on ``parent_fd`` (the parent's end of stdin), then end the
+    runner, with its process group where it leads one (the plugins' children)."""
+    try:
+        while os.read(parent_fd, 4096):
+            pass
+    except OSError:
+        pass
+    try:
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            import signal
+
+            os.killpg(os.getpid(), signal.SIGKILL)
+    except OSError:
+        pass
+    os._exit(1)
+
+
+def _watch_parent():
+    import threading
+
+    parent_fd = os.dup(0)  # non-inheritable: plugins' subprocesses never hold it
+    threading.Thread(target=_end_with_parent, args=(parent_fd,), daemon=True).start()
+
+
 def _emit(out, text):
     out.write(text.encode("ascii") + b"\n")
     out.flush()
@@ -417,10 +446,12 @@ def main():
 
     out_fd = _claim_channels()
     out = os.fdopen(out_fd, "wb")
-    raw = sys.stdin.buffer.read()
-    _release_stdin()
+    raw = sys.stdin.buffer.readline()
     try:
         request = json.loads(raw.decode("utf-8"))
+        if request.get("watch_parent"):
+            _watch_parent()
+        _release_stdin()
         command = request["command"]
         if command not in _COMMANDS:
             raise ValueError("unknown command %r" % command)

@@ -255,8 +255,10 @@ def _run_runner(
         thread.start()
     try:
         assert proc.stdin is not None
-        proc.stdin.write(json.dumps(request).encode("utf-8"))
-        proc.stdin.close()
+        # One line, and stdin kept open: the runner ends itself when it closes
+        # (this process killed by a signal that never reaches the runner's session).
+        proc.stdin.write(json.dumps(dict(request, watch_parent=True)).encode("utf-8") + b"\n")
+        proc.stdin.flush()
     except OSError:
         pass  # the runner died early; its exit status tells the story
 
@@ -271,6 +273,11 @@ def _run_runner(
         # session, so the terminal's SIGINT never reaches it; stop it here.
         _kill(proc)
         raise
+    finally:
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
     # Grandchildren started by a plugin may hold the pipes open; do not wait
     # for them forever (they were killed with the group on timeout anyway).
     readers[0].join(timeout=2.0)

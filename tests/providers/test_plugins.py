@@ -181,6 +181,14 @@ PLUGIN_SOURCES: Dict[str, str] = {
     "p_no_method": """
         x = 1
     """,
+    "p_pids": """
+        import os, subprocess, sys, time
+        def get_supported_configs():
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            with open(os.environ["PIDS_FILE"], "w") as f:
+                f.write("%d %d" % (os.getpid(), child.pid))
+            time.sleep(60)
+    """,
 }
 
 
@@ -340,6 +348,37 @@ def test_plugin_hangs_times_out(plugin_path):
     assert "timed out after 2 s" in str(res["p_hangs"])
     assert res["p_empty"] == PluginResult("p_empty", [], None)
     assert list(res) == ["p_module", "p_hangs", "p_empty"]
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie no one reaped is gone too
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_runner_and_its_children_end_with_a_killed_parent(plugin_path, tmp_path):
+    """SIGTERM, SIGKILL or a hang-up of pip never reaches the runner's own
+    session: it ends itself, and what the plugin started, once pip is gone."""
+    import signal
+
+    pids = tmp_path / "pids"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pip_variants.providers.plugins import run_plugins; "
+         f"run_plugins(['p_pids'], extra_paths=[{plugin_path!r}], timeout=120)"],
+        env=dict(os.environ, PIDS_FILE=str(pids)))
+    deadline = time.monotonic() + 30
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    runner, child = map(int, pids.read_text().split())
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while (_running(runner) or _running(child)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(runner) and not _running(child)
 
 
 def test_plugin_prints_to_stdout_and_reads_stdin(plugin_path):
