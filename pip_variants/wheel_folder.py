@@ -53,6 +53,9 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+#: a wheel file name's project name and version (the binary distribution format, PEP 440)
+_WHEEL_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?$")
+_WHEEL_VERSION_RE = re.compile(r"^[A-Za-z0-9.!+_]+$")
 _SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
 
 
@@ -153,6 +156,10 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
                 parsed = parse_wheel_filename(name)
             except InvalidVariantFilename as exc:
                 skipped.append(f"{name}: {exc}")
+                continue
+            if not _WHEEL_NAME_RE.match(parsed.name) or not _WHEEL_VERSION_RE.match(parsed.version):
+                # pip refuses it too; the name would become file and folder names here
+                skipped.append(f"{name}: not a valid project name and version in a wheel file name")
                 continue
             key = (_canonical(parsed.name), _release_key(parsed.version))
             rel = releases.setdefault(key, Release(key[0], parsed.name, _norm_version(parsed.version)))

@@ -222,6 +222,17 @@ def test_index_in_a_shared_folder_never_writes_through_planted_links(plain, tmp_
     assert not (dist / "simple" / "index.html").is_symlink()
 
 
+def test_index_skips_a_wheel_whose_name_is_no_project_name(plain, tmp_path):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    odd = dist / "x\x1b[31mred-1.0-py3-none-any-cu128.whl"
+    odd.write_bytes(next(dist.glob("*-cu128.whl")).read_bytes())
+    report = build_index(dist)
+    assert report.ok
+    assert [line.startswith(odd.name) for line in report.skipped] == [True]
+    assert not [p for p in dist.rglob("*") if "\x1b" in str(p) and p != odd]
+
+
 def test_index_writes_variants_json_and_pages(plain, tmp_path):
     dist = tmp_path / "dist"
     _release(plain, dist)
