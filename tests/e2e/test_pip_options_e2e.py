@@ -122,7 +122,7 @@ def test_no_variants_says_what_it_leaves_out(variant_venv, publish, index, tmp_p
     assert proc.stderr.count(wheel.name) == 1, proc.stderr
 
 
-def test_a_program_running_pip_twice_keeps_no_options_of_the_first_run(variant_venv, publish, index):
+def test_a_program_running_pip_twice_keeps_no_options_of_the_first_run(variant_venv, publish, index, tmp_path):
     """Options reach the build environments' child pips through the environment;
     they must not outlive the command (an embedding program, its own children)."""
     publish("pkg", "1.0", DATA)
@@ -130,8 +130,8 @@ def test_a_program_running_pip_twice_keeps_no_options_of_the_first_run(variant_v
         "import json, os, sys, subprocess\n"
         "from pip._internal.cli.main import main\n"
         "def pick(*args):\n"
-        "    main(['install', '--dry-run', '-q', '--report', 'r.json', *sys.argv[1:], *args, 'pkg'])\n"
-        "    return json.load(open('r.json'))['install'][0]['download_info']['url'].rsplit('/', 1)[1]\n"
+        "    main(['install', '--dry-run', '-q', '--report', sys.argv[1], *sys.argv[2:], *args, 'pkg'])\n"
+        "    return json.load(open(sys.argv[1]))['install'][0]['download_info']['url'].rsplit('/', 1)[1]\n"
         "print(pick('--variant', 'pkg=mkl'))\n"
         "print(pick())\n"
         "print(pick('--no-variants'))\n"
@@ -139,7 +139,7 @@ def test_a_program_running_pip_twice_keeps_no_options_of_the_first_run(variant_v
         "print(sorted(k for k in os.environ if k.startswith('PIP_VARIANT_')\n"
         "             or k in ('PIP_VARIANT', 'PIP_NO_VARIANTS', 'PIP_ALLOW_VARIANT_PLUGIN')))\n"
     )
-    proc = run_python(variant_venv, "-c", script, *index_args(index))
+    proc = run_python(variant_venv, "-c", script, tmp_path / "report.json", *index_args(index))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:5] == [vfile("mkl"), vfile("ob"), PLAIN, vfile("ob"), "[]"], proc.stdout + proc.stderr
 
