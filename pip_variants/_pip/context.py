@@ -173,13 +173,13 @@ class FinderContext:
         """``pip-variants explain PROJECT`` with this command's sources, so that it
         looks where pip looked. Credentials are left out, not masked: a masked
         password would be sent, where pip's keyring or netrc has the real one."""
-        import shlex
-
         from pip._internal.utils.misc import remove_auth_from_url
+
+        from .._display import shell_word
 
         words = ["pip-variants", "explain", project]
         if self.search_scope is None:
-            return " ".join(shlex.quote(word) for word in words + self._choice_words(project))
+            return " ".join(shell_word(word) for word in words + self._choice_words(project))
         indexes = list(getattr(self.search_scope, "index_urls", None) or ())
         if not indexes:
             words.append("--no-index")
@@ -191,7 +191,7 @@ class FinderContext:
             words += ["--find-links", remove_auth_from_url(place)]
         for host, port in getattr(self.session, "pip_trusted_origins", None) or ():
             words += ["--trusted-host", f"{host}:{port}" if port else host]
-        return " ".join(shlex.quote(word) for word in words + self._choice_words(project))
+        return " ".join(shell_word(word) for word in words + self._choice_words(project))
 
     def _choice_words(self, project: str) -> List[str]:
         """What this command chose with (a profile, --variant, ...): explain must choose alike."""

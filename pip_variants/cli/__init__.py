@@ -166,9 +166,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ModuleNotFoundError as exc:
         if exc.name not in _DEPENDENCIES:
             raise
+        from .._display import shell_word
+
         sys.stderr.write(
             f"{PROG}: error: {_DEPENDENCIES[exc.name]}, which pip-variants needs, is not installed; "
-            f"reinstall it: {sys.executable} -m pip install {_DEPENDENCIES[exc.name]}\n"
+            f"reinstall it: {shell_word(sys.executable)} -m pip install {_DEPENDENCIES[exc.name]}\n"
         )
         return EXIT_ERROR
     except OSError as exc:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, List, Optional
 
+from .._display import shell_word
 from . import CLIError, add_subcommand, print_json
 
 __all__ = ["register"]
@@ -118,7 +119,7 @@ def _do(args: argparse.Namespace, action: str) -> int:
             for path in _paths(result):
                 sys.stdout.write(f"{_verb(action)} {path}\n")
         python = _python_of(prefix)
-        install = f"{python} -m pip install pip-variants" if python else "install pip-variants there"
+        install = f"{shell_word(python)} -m pip install pip-variants" if python else "install pip-variants there"
         raise CLIError(
             f"pip-variants is not installed in {prefix}: the start-up shim is in place, but pip there "
             f"stays stock until it is; to fix: {install}"

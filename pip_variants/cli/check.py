@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from typing import List, Optional
 
+from .._display import shell_word
 from . import EXIT_ERROR, EXIT_OK, add_subcommand, print_json
 
 __all__ = ["register", "format_report"]
@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
                 raise CLIError(f"--path {p}: not a directory")
         target = paths[0] if len(paths) == 1 else None
     report = check_installed(paths, profile_path=args.variant_profile, target=target,
-                             pip=f"{shlex.quote(sys.executable)} -m pip")
+                             pip=f"{shell_word(sys.executable)} -m pip")
     if args.json:
         print_json(report.to_dict())
     else:

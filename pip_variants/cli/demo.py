@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
+from .._display import shell_word
 from . import CLIError, add_subcommand
 
 __all__ = ["register", "run_demo", "MachineResult", "scrubbed_env"]
@@ -119,6 +120,10 @@ def _probe(python: str, code: str, env: Mapping[str, str]) -> str:
     return proc.stdout.strip()
 
 
+def _venv_python(path: Path) -> str:
+    return str(path / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python"))
+
+
 def _make_venv(path: Path, env: Mapping[str, str]) -> Tuple[List[str], str]:
     """A venv with stock pip (ensurepip: offline) that sees this pip-variants.
 
@@ -130,7 +135,7 @@ def _make_venv(path: Path, env: Mapping[str, str]) -> Tuple[List[str], str]:
         raise CLIError(
             "could not create a venv: " + ((proc.stderr or proc.stdout).strip().splitlines() or ["?"])[-1]
         )
-    python = str(path / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python"))
+    python = _venv_python(path)
     out = _probe(python, "import sysconfig, importlib.metadata as m; "
                          "print(m.version('pip')); print(sysconfig.get_paths()['purelib'])", env)
     pip_version, site = out.splitlines()[-2:]
@@ -141,8 +146,11 @@ def _make_venv(path: Path, env: Mapping[str, str]) -> Tuple[List[str], str]:
         # and the demo cannot upgrade it offline.
         raise CLIError(f"the venv's pip {pip_version} (from ensurepip) is outside the tested range "
                        f"{SUPPORTED_PIP[0]}-{SUPPORTED_PIP[1]}")
-    # Sorts before pip_variants.pth, so the shim finds pip_variants on the path.
-    Path(site, "_pip_variants_demo.pth").write_text("\n".join(_module_dirs()) + "\n", encoding="utf-8")
+    # Sorts before pip_variants.pth, so the shim finds pip_variants on the path. A
+    # path that is not ASCII goes in as an ASCII literal: before 3.13 a .pth file
+    # is read in the locale's encoding (Windows: the ANSI code page), not UTF-8.
+    lines = [d if d.isascii() else f"import sys; sys.path.append({ascii(d)})" for d in _module_dirs()]
+    Path(site, "_pip_variants_demo.pth").write_text("\n".join(lines) + "\n", encoding="ascii")
     from .. import activation
 
     activation.activate(prefix=str(path))
@@ -265,7 +273,7 @@ def run_demo(*, keep: bool = False, out: TextIO = sys.stdout, use_venv: bool = T
             here = _version_of("pip")
             if not here:
                 raise CLIError(
-                    f"{sys.executable} has no pip: run '{sys.executable} -m ensurepip' and retry, or run the "
+                    f"{sys.executable} has no pip: run {shell_word(sys.executable)} -m ensurepip and retry, or run the "
                     "demo without --no-venv"
                 )
             if not pip_supported(here):
@@ -310,8 +318,9 @@ def run_demo(*, keep: bool = False, out: TextIO = sys.stdout, use_venv: bool = T
             say(f"  index:   {index_root}   (serve: python -m http.server --directory {index_root} 8000)")
             if use_venv:
                 say(f"  venv:    {tmp / 'venv'}")
-                say(f"  try:     {tmp / 'venv' / 'bin' / 'python'} -m pip install --no-index "
-                    f"--find-links {index_root} {DEMO_PROJECT}")
+                python = _venv_python(tmp / "venv")
+                say(f"  try:     {shell_word(python)} -m pip install --no-index "
+                    f"--find-links {shell_word(str(index_root))} {DEMO_PROJECT}")
             say(f"  profile: {profile_path}")
         bad = [r for r in results if not r.ok]
         for r in bad:

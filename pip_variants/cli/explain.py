@@ -19,6 +19,7 @@ import sys
 import tempfile
 from typing import List, Optional, Sequence
 
+from .._display import shell_word
 from . import CLIError, add_subcommand, print_json
 
 __all__ = ["register", "pip_command", "pip_arguments", "run_explain"]
@@ -104,7 +105,7 @@ def _pip_failure(requirement: str, pip_error: str) -> str:
     """One line for a pip run that failed before choosing anything."""
     lines = [line.strip() for line in pip_error.splitlines() if line.strip()]
     if any("No module named pip" in line for line in lines[-1:]):
-        return f"pip is not installed for {sys.executable}; to fix: {sys.executable} -m ensurepip"
+        return f"pip is not installed for {sys.executable}; to fix: {shell_word(sys.executable)} -m ensurepip"
     errors = [line[len("ERROR:"):].strip() for line in lines if line.startswith("ERROR:")]
     return f"pip failed for {requirement}: {'; '.join(errors) or (lines[-1] if lines else 'no output')}"
 
