@@ -199,5 +199,5 @@ def _inflate(method: int, data: bytes, most: int) -> Optional[bytes]:
                  "dict_size": int.from_bytes(props[1:], "little")}
         decompressor = lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[lzma1])
         return decompressor.decompress(data[_LZMA_HEADER.size + props_size:], most)
-    except (ImportError, zlib.error, OSError, EOFError, ValueError, LookupError, struct.error):
+    except Exception:  # noqa: BLE001 - zlib.error, OSError (bz2), LZMAError, ValueError, ...: damaged data
         return None

@@ -244,21 +244,26 @@ def test_wheel_metadata_must_describe_its_label():
         load_wheel_metadata(_wheel_bytes("fast", None), "fast")
 
 
-@pytest.mark.parametrize("damage", ["deflate", "crc", "lzma"])
+@pytest.mark.parametrize("damage", ["deflate", "crc", "lzma", "lzma-stream", "lzma-props", "bzip2"])
 def test_damaged_wheel_metadata_is_invalid_metadata(tmp_path, damage):
     # a readable archive whose variant.json data is damaged: that wheel fails, as any bad metadata
     doc = {"$schema": V020, "default-priorities": {"namespace": ["s"]},
            "providers": {"s": {"static-properties": {"f": ["1"]}}}, "variants": {"fast": {"s": {"f": ["1"]}}}}
     path = tmp_path / "pkg-1.0-py3-none-any-fast.whl"
-    method = {"deflate": zipfile.ZIP_DEFLATED, "crc": zipfile.ZIP_STORED, "lzma": zipfile.ZIP_LZMA}[damage]
+    method = {"deflate": zipfile.ZIP_DEFLATED, "crc": zipfile.ZIP_STORED, "lzma": zipfile.ZIP_LZMA,
+              "lzma-stream": zipfile.ZIP_LZMA, "lzma-props": zipfile.ZIP_LZMA, "bzip2": zipfile.ZIP_BZIP2}[damage]
     with zipfile.ZipFile(path, "w", method) as zf:
         zf.writestr("pkg-1.0.dist-info/variant.json", json.dumps(doc) + " " * 2000)
     with zipfile.ZipFile(path) as zf:
         info = zf.getinfo("pkg-1.0.dist-info/variant.json")
     data = bytearray(path.read_bytes())
     start = info.header_offset + 30 + len(info.filename) + len(info.extra)
-    if damage in ("deflate", "lzma"):
+    if damage in ("deflate", "lzma", "bzip2"):
         data[start:start + 8] = bytes(b ^ 0xFF for b in data[start:start + 8])
+    elif damage == "lzma-stream":  # past the header: the LZMA data itself
+        data[start + 20:start + 40] = bytes(b ^ 0xFF for b in data[start + 20:start + 40])
+    elif damage == "lzma-props":  # lc + lp > 4: a properties byte liblzma refuses
+        data[start + 4] = 44
     else:
         data[start + 1] ^= 0x01  # stored: the CRC no longer matches
     path.write_bytes(bytes(data))
