@@ -173,7 +173,7 @@ class FinderContext:
         """``pip-variants explain PROJECT`` with this command's sources, so that it
         looks where pip looked. Credentials are left out, not masked: a masked
         password would be sent, where pip's keyring or netrc has the real one."""
-        from pip._internal.utils.misc import remove_auth_from_url
+        from pip._internal.utils.misc import build_netloc, remove_auth_from_url
 
         from .._display import shell_word
 
@@ -190,7 +190,7 @@ class FinderContext:
         for place in getattr(self.search_scope, "find_links", None) or ():
             words += ["--find-links", remove_auth_from_url(place)]
         for host, port in getattr(self.session, "pip_trusted_origins", None) or ():
-            words += ["--trusted-host", f"{host}:{port}" if port else host]
+            words += ["--trusted-host", build_netloc(host, port)]
         return " ".join(shell_word(word) for word in words + self._choice_words(project))
 
     def _choice_words(self, project: str) -> List[str]:

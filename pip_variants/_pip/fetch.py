@@ -227,8 +227,8 @@ def describe_failure(exc: BaseException) -> str:
     if retried:
         return f"HTTP {retried.group(1)}, after retries"
     if name == "SSLError":  # pip 26.3 says "ssl verification failed" (below); older ones, requests' whole chain
-        why = re.search(r"certificate verify failed: ([^'\"()]+?)\s*[('\"]", text)
-        return f"ssl verification failed ({why.group(1)})" if why else "ssl connection failed"
+        why = re.search(r"certificate verify failed: (.+?)(?: \(_ssl\.c:\d+\)|'\)|\"\)|$)", text)
+        return f"ssl verification failed ({why.group(1).rstrip('. ')})" if why else "ssl connection failed"
     if name == "ProxyError":
         return "proxy connection failed"
     if name == "ConnectionError" or "NewConnectionError" in text:

@@ -261,6 +261,11 @@ def test_failure_text_of_tls_and_proxy_errors_before_pip_26():
              "failed: self-signed certificate (_ssl.c:1006)')))")
     assert describe_failure(SSLError(chain)) == "ssl verification failed (self-signed certificate)"
     assert describe_failure(SSLError("EOF occurred in violation of protocol")) == "ssl connection failed"
+    mismatch = ("HTTPSConnectionPool(host='idx.example', port=443): Max retries exceeded with url: /x (Caused by "
+                "SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
+                "Hostname mismatch, certificate is not valid for 'idx.example'. (_ssl.c:1006)\")))")
+    assert describe_failure(SSLError(mismatch)) == (
+        "ssl verification failed (Hostname mismatch, certificate is not valid for 'idx.example')")
     assert describe_failure(ProxyError("Cannot connect to proxy.")) == "proxy connection failed"
 
 

@@ -433,9 +433,10 @@ def test_the_explain_hint_looks_where_pip_looked():
         "pip-variants explain torch --index-url https://idx.example/simple "
         '--extra-index-url https://x/simple --find-links "/wheel house"')
     # credentials are left out, not masked (netrc or keyring has them); trusted hosts stay trusted
-    ctx.session = SimpleNamespace(pip_trusted_origins=[("127.0.0.1", 8443), ("idx.example", None)])
+    ctx.session = SimpleNamespace(pip_trusted_origins=[("127.0.0.1", 8443), ("idx.example", None), ("::1", 8443)])
     assert ctx.explain_command("torch").endswith(
-        '--find-links "/wheel house" --trusted-host 127.0.0.1:8443 --trusted-host idx.example')
+        '--find-links "/wheel house" --trusted-host 127.0.0.1:8443 --trusted-host idx.example '
+        '--trusted-host "[::1]:8443"')
     ctx.session = None
     ctx.search_scope = SimpleNamespace(index_urls=[], find_links=["wheels"])
     assert ctx.explain_command("torch") == "pip-variants explain torch --no-index --find-links wheels"
