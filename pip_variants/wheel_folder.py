@@ -57,6 +57,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _WHEEL_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?$")
 _WHEEL_VERSION_RE = re.compile(r"^[A-Za-z0-9.!+_]+$")
 _SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
+_SDIST_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")  # older sdists keep the dashes
 
 
 class PublishError(Exception):
@@ -170,8 +171,10 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
             index_files.append(path)
         else:
             m = _SDIST_RE.match(name)
-            if m:
+            if m and _SDIST_NAME_RE.match(m.group("name")) and _WHEEL_VERSION_RE.match(m.group("version")):
                 others.setdefault(_canonical(m.group("name")), []).append(path)
+            elif m:
+                skipped.append(f"{name}: not a valid project name and version in an sdist file name")
     for path in index_files:
         parsed_json = parse_variants_json_filename(path.name)
         if parsed_json is None:
@@ -320,6 +323,15 @@ def _page(title: str, links: Sequence[str]) -> str:
     )
 
 
+def _refuse_linked_folders(root: Path, projects: Sequence[str]) -> None:
+    """The pages go into ``root/simple/<project>/``: a link planted there (a
+    shared wheelhouse) would have them written wherever it points."""
+    for folder in [root / "simple", *(root / "simple" / project for project in projects)]:
+        if folder.is_symlink():
+            raise PublishError(f"{folder} is a symbolic link: pip-variants index writes only into folders of "
+                               f"{root}; remove the link and run it again")
+
+
 def _write(path: Path, text: str, written: List[Path]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -455,6 +467,7 @@ def build_index(directory: PathLike, *, check: bool = False) -> IndexReport:
                 f"{rel.project} {rel.version}: {exc.message}; the wheels carry metadata without a providers "
                 "table (format 0.1.x): rebuild them with pip-variants make-variant"
             ) from None
+    _refuse_linked_folders(root, [rel.project for rel in report.releases] + list(others))
     for path, text in payloads.items():
         _write(path, text, report.written)
         for rel in report.releases:

@@ -222,6 +222,22 @@ def test_index_in_a_shared_folder_never_writes_through_planted_links(plain, tmp_
     assert not (dist / "simple" / "index.html").is_symlink()
 
 
+@pytest.mark.parametrize("linked", ["simple", "simple/demo-pkg"])
+def test_index_never_writes_into_a_linked_folder(plain, tmp_path, linked):
+    dist = tmp_path / "dist"
+    _release(plain, dist)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "index.html").write_text("precious")
+    (dist / linked).parent.mkdir(parents=True, exist_ok=True)
+    (dist / linked).symlink_to(victim)
+    with pytest.raises(PublishError, match="is a symbolic link"):
+        build_index(dist)
+    assert sorted(p.name for p in victim.iterdir()) == ["index.html"]
+    assert (victim / "index.html").read_text() == "precious"
+    assert not list(dist.glob("*-variants.json"))  # refused before anything is written
+
+
 def test_index_skips_a_wheel_whose_name_is_no_project_name(plain, tmp_path):
     dist = tmp_path / "dist"
     _release(plain, dist)
@@ -231,6 +247,11 @@ def test_index_skips_a_wheel_whose_name_is_no_project_name(plain, tmp_path):
     assert report.ok
     assert [line.startswith(odd.name) for line in report.skipped] == [True]
     assert not [p for p in dist.rglob("*") if "\x1b" in str(p) and p != odd]
+    sdist = dist / "evil pkg\x1b[31mred-1.0.tar.gz"
+    sdist.write_bytes(b"")
+    report = build_index(dist)
+    assert sorted(line.split(":")[0] for line in report.skipped) == sorted([odd.name, sdist.name])
+    assert not [p for p in dist.rglob("*") if "\x1b" in str(p) and p not in (odd, sdist)]
 
 
 def test_index_writes_variants_json_and_pages(plain, tmp_path):
