@@ -320,10 +320,10 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
         note = (f"pip-variants: {', '.join(cross)} {'select' if len(cross) > 1 else 'selects'} for another "
                 f"machine, so {what}; pass --variant-profile FILE (from 'pip-variants profile export' on "
                 "that machine) to select variants for it")
+        STATE.cross_target = tuple(cross)
         if not forced:
             # Said once a variant wheel is met: a download without any stays silent, as stock pip is.
             STATE.cross_target_note = note
-            STATE.cross_target = tuple(cross)
             return None
         messages.warn_once(note)
         profile = {}

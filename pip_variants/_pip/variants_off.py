@@ -146,15 +146,15 @@ def say_what_was_left_out(evaluator: Any, candidates: List[Any], applicable: Lis
         how, fix = turned_off_by()
         if STATE.no_variants_in_configuration:
             fix += " (pip config debug shows where)"
-        off = f"variants are off ({how})"
+        off, platform = f"variants are off ({how})", "this platform"
         # Whether one fits is not known here (nothing is detected with variants off).
         way_back = f" {fix} to install {name} {newest} (if one of its variant wheels fits this machine)"
     else:
         cross = ", ".join(STATE.cross_target)
         verb = "select" if len(STATE.cross_target) > 1 else "selects"
-        off = f"variant wheels are ignored ({cross} {verb} for another machine)"
+        off, platform = f"variant wheels are ignored ({cross} {verb} for another machine)", "the target platform"
         way_back = ""  # the cross-target warning, said before, gives the way to select for that machine
-    what = f"pip-variants: {name} {newest} has only variant wheels for this platform, and {off}"
+    what = f"pip-variants: {name} {newest} has only variant wheels for {platform}, and {off}"
     if chosen is None:
         messages.warn_once(f"{what}: no other build of {name} fits.{way_back}")
     else:

@@ -580,7 +580,7 @@ def test_download_for_another_machine_says_which_newer_release_it_leaves_out(var
                                               providers={"blas_lapack": static_provider({"library": ["openblas"]})},
                                               variants={"ob": {"blas_lapack": {"library": ["openblas"]}}}),
                   plain=False)
-    said = ("pkg 2.0 has only variant wheels for this platform, and variant wheels are ignored (--platform, "
+    said = ("pkg 2.0 has only variant wheels for the target platform, and variant wheels are ignored (--platform, "
             "--python-version select for another machine): pip takes pkg 1.0 instead.")
     folder = tmp_path / "wheelhouse"
     folder.mkdir()
@@ -593,6 +593,12 @@ def test_download_for_another_machine_says_which_newer_release_it_leaves_out(var
         assert sorted(p.name for p in out.iterdir()) == [PLAIN], proc.stderr
         assert " ".join(proc.stderr.split()).count(said) == 1, proc.stderr
         assert proc.stderr.count("--variant-profile FILE") == 1, proc.stderr  # the way there: said once
+    # --variant for another project: pkg stays stock, and the same is said
+    out = tmp_path / "out-other"
+    proc = run_pip(variant_venv, "download", "--no-deps", "-d", out, *index_args(index), *CROSS_TARGET,
+                   "--variant", "other=cu128", "pkg")
+    assert sorted(p.name for p in out.iterdir()) == [PLAIN], proc.stderr
+    assert " ".join(proc.stderr.split()).count(said) == 1, proc.stderr
 
 
 def test_download_for_another_machine_of_a_release_without_variants_is_silent(variant_venv, index, dist, tmp_path):
