@@ -379,15 +379,9 @@ def _discover():
         if key in seen_dists:  # shadowed by an earlier sys.path entry
             continue
         seen_dists.add(key)
-        try:
-            entry_points = list(dist.entry_points)
-        except Exception:
-            continue
-        for ep in entry_points:
-            if ep.group != _ENTRY_POINT_GROUP:
-                continue
+        for ep_name, value in group_entry_points(dist, _ENTRY_POINT_GROUP):
             # Old-style references may carry "[extras]"; they do not matter here.
-            ref = ep.value.split("[", 1)[0].strip()
+            ref = value.split("[", 1)[0].strip()
             if ref in seen_refs:
                 continue
             seen_refs.add(ref)
@@ -400,7 +394,31 @@ def _discover():
                 if isinstance(exc, KeyboardInterrupt):
                     raise
             found.append({"plugin_api": ref, "distribution": name, "version": dist.version,
-                          "namespace": namespace, "entry_point": ep.name, "loaded": loaded})
+                          "namespace": namespace, "entry_point": ep_name, "loaded": loaded})
+    return found
+
+
+def group_entry_points(dist, group):
+    """``[(name, value)]`` of ``dist``'s entry points in ``group``, read from its
+    ``entry_points.txt`` as importlib.metadata reads it, but one at a time: the
+    importlib_metadata backport (8.7+) refuses the whole file over one bad value
+    in any group, which would hide every plugin of that distribution."""
+    try:
+        text = dist.read_text("entry_points.txt")
+    except Exception:
+        return []
+    found = []
+    section = None
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == group:
+            name, sep, value = line.partition("=")
+            if sep:
+                found.append((name.strip(), value.strip()))
     return found
 
 

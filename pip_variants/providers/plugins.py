@@ -505,6 +505,8 @@ def _same_interpreter(python: str) -> bool:
 
 def _discover_in_process() -> Tuple[List[Tuple[str, str, str, str]], List[str]]:
     """``[(ref, distribution, version, entry-point name)]`` and the directories they were found in."""
+    from ._plugin_runner import group_entry_points  # the runner's reading, shared: stdlib only
+
     found: List[Tuple[str, str, str, str]] = []
     locations: List[str] = []
     seen_dists = set()
@@ -517,14 +519,12 @@ def _discover_in_process() -> Tuple[List[Tuple[str, str, str, str]], List[str]]:
         if not name or canonicalize_name(name) in seen_dists:
             continue  # nameless, or shadowed by an earlier sys.path entry
         seen_dists.add(canonicalize_name(name))
-        for ep in dist.entry_points:
-            if ep.group != ENTRY_POINT_GROUP:
-                continue
-            ref = ep.value.split("[", 1)[0].strip()
+        for ep_name, value in group_entry_points(dist, ENTRY_POINT_GROUP):
+            ref = value.split("[", 1)[0].strip()
             if ref in seen_refs:
                 continue
             seen_refs.add(ref)
-            found.append((ref, name, dist.version, ep.name))
+            found.append((ref, name, dist.version, ep_name))
             try:
                 location = os.fspath(dist.locate_file(""))
             except Exception:
