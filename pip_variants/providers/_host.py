@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 
-__all__ = ["read_hex", "stat_signature"]
+__all__ = ["boot_id", "read_hex", "stat_signature"]
 
 
 def read_hex(path: str) -> int:
@@ -23,3 +24,25 @@ def stat_signature(path: str) -> str:
     except OSError:
         return ""
     return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def boot_id() -> str:
+    """What changes at every boot: the kernel's boot id (Linux), the boot
+    session's UUID (macOS), the minute Windows started; ``""`` if unknown."""
+    try:
+        if sys.platform == "darwin":
+            from pip_variants.providers._darwin import sysctl_str
+
+            return sysctl_str("kern.bootsessionuuid") or ""
+        if os.name == "nt":
+            import ctypes
+            import time
+
+            uptime = ctypes.windll.kernel32.GetTickCount64  # type: ignore[attr-defined]
+            uptime.restype = ctypes.c_ulonglong
+            # Minutes, not seconds: two reads in one boot must agree despite clock jitter.
+            return f"up-since-{round((time.time() - uptime() / 1000) / 60)}"
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            return f.read().strip()
+    except Exception:  # noqa: BLE001 - no such file, no ctypes, another libc: unknown
+        return ""

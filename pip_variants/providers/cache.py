@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 from pip_variants._charset import LOWER_DIGITS_UNDERSCORE, Charset
+from pip_variants.providers._host import boot_id
 from pip_variants.providers.base import FeatureConfig, Provider
 
 __all__ = [
@@ -106,14 +107,7 @@ def host_fingerprint() -> Dict[str, str]:
     between hosts must not share results, so boot id plus host name stand in
     for re-probing the CPU.
     """
-    boot_id = ""
-    host = _hostname()
-    try:
-        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
-            boot_id = f.read().strip()
-    except OSError:
-        pass
-    return {"platform": sys.platform, "host": host, "boot_id": boot_id}
+    return {"platform": sys.platform, "host": _hostname(), "boot_id": boot_id()}
 
 
 def cache_key(provider: Provider) -> Optional[str]:

@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from pip_variants.providers._host import stat_signature
+from pip_variants.providers._host import boot_id, stat_signature
 from pip_variants.providers.base import FeatureConfig, ProviderError
 
 from .._record import record
@@ -423,7 +423,9 @@ class NvidiaProvider:
         try:
             gpus = ",".join(sorted(os.listdir(_GPU_DIR)))
         except OSError:
-            gpus = ""
+            # No GPU list to read (Windows, a container without it): another
+            # GPU under the same driver comes with a reboot at least.
+            gpus = f"boot {boot_id()}"
         return {
             "platform": sys.platform,
             "kernel_driver": kernel,

@@ -301,7 +301,9 @@ def test_cache_dir_linux(monkeypatch, tmp_path) -> None:
 
 def test_cache_dir_macos(monkeypatch, tmp_path) -> None:
     monkeypatch.delenv("PIP_VARIANTS_CACHE_DIR")
-    monkeypatch.setattr(cache.sys, "platform", "darwin")
+    from pip_variants.providers import _host
+
+    monkeypatch.setattr(_host.sys, "platform", "darwin")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cache_dir() == tmp_path / "Library" / "Caches" / "pip-variants"
 
@@ -325,6 +327,20 @@ def test_host_fingerprint_is_strings() -> None:
     fp = cache.host_fingerprint()
     assert set(fp) == {"platform", "host", "boot_id"}
     assert all(isinstance(v, str) for v in fp.values())
+
+
+def test_a_reboot_changes_the_fingerprint_off_linux_too(monkeypatch) -> None:
+    """The CPU-derived answers (x86_64 level, aarch64 version) hold until a reboot:
+    macOS names each boot session; without one the answer would be kept for ever."""
+    from pip_variants.providers import _darwin
+
+    from pip_variants.providers import _host
+
+    monkeypatch.setattr(_host.sys, "platform", "darwin")
+    monkeypatch.setattr(_darwin, "sysctl_str", lambda name: {"kern.bootsessionuuid": "B-1"}.get(name))
+    first = cache.host_fingerprint()
+    monkeypatch.setattr(_darwin, "sysctl_str", lambda name: {"kern.bootsessionuuid": "B-2"}.get(name))
+    assert first["boot_id"] == "B-1" and cache.host_fingerprint() != first
 
 
 # ---------------------------------------------------------------- concurrency

@@ -460,6 +460,16 @@ def test_cache_inputs_reads_driver_files(mocker) -> None:
     assert inputs["gpus"] == "0000:01:00.0,0000:02:00.0"
 
 
+def test_cache_inputs_without_a_gpu_list_change_with_a_reboot(mocker) -> None:
+    """Windows (and a container without /proc/driver/nvidia) lists no GPUs: a GPU
+    swapped under the same driver is seen after the reboot it takes."""
+    mocker.patch.object(nvidia.os, "listdir", side_effect=FileNotFoundError)
+    mocker.patch.object(nvidia, "boot_id", return_value="boot-1")
+    first = NvidiaProvider().cache_inputs()
+    mocker.patch.object(nvidia, "boot_id", return_value="boot-2")
+    assert first["gpus"] == "boot boot-1" and NvidiaProvider().cache_inputs() != first
+
+
 @pytest.mark.parametrize("body", ["raise SystemExit('bye')", "raise RuntimeError('half installed')"])
 def test_a_broken_pynvml_is_one_provider_error(mocker, monkeypatch, tmp_path, body) -> None:
     (tmp_path / "pynvml.py").write_text(body + "\n")
