@@ -203,7 +203,22 @@ def site_dirs(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> Lis
 
 
 def _writable(directory: Path) -> bool:
-    return os.access(directory, os.W_OK | os.X_OK)
+    if os.name != "nt":
+        return os.access(directory, os.W_OK | os.X_OK)
+    # Windows answers os.access from the read-only attribute alone, never from
+    # the folder's permissions (Program Files): try it, as pip does.
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".pip-variants-")
+    except OSError:
+        return False
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass
+    return True
 
 
 def find_shims(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> List[Shim]:

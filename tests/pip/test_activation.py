@@ -304,3 +304,11 @@ def test_read_only_inherited_shim_names_the_file(sites, monkeypatch):
     assert "PIP_NO_VARIANTS=1" in msg and "pip stays variant-aware here" in msg
     assert {p.parent for p in info.value.done} == {sites["venv"]}
     assert activation.shim_report().site == str(sites["base"])
+
+
+def test_writable_on_windows_is_tried_not_read_from_the_attribute(monkeypatch, tmp_path):
+    """Windows' os.access says every folder is writable: a file is made there instead."""
+    monkeypatch.setattr(activation.os, "name", "nt")
+    assert activation._writable(tmp_path)
+    assert list(tmp_path.iterdir()) == []  # the probe is gone
+    assert not activation._writable(tmp_path / "missing")
