@@ -182,16 +182,16 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
     if "__main__" in parts:
         return False  # importing a __main__ module runs the package's program, not a plugin
     want = _canonical(dist_name)
+    from .providers._plugin_runner import group_entry_points  # one bad entry point must not hide the others
+
     try:
         md = _metadata_module()
         dists = md.distributions(path=[path]) if path is not None else [md.distribution(dist_name)]
         for dist in dists:
             if _canonical(dist.metadata["Name"] or "") != want:
                 continue
-            for ep in dist.entry_points:
-                if ep.group == "variant_plugins" and "".join(ep.value.split("[", 1)[0].split()) == "".join(
-                    plugin_api.split()
-                ):
+            for _, value in group_entry_points(dist, "variant_plugins"):
+                if "".join(value.split("[", 1)[0].split()) == "".join(plugin_api.split()):
                     return True
             for file in dist.files or ():
                 got = file.parts

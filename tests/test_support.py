@@ -416,6 +416,18 @@ def test_the_endpoint_may_live_in_any_requires_distribution_and_on_pythonpath(tm
             "(provider-helper, provider-fict-e)") in answers[0].notice
 
 
+def test_an_endpoint_registered_as_an_entry_point_is_found_beside_a_malformed_one(tmp_path, monkeypatch):
+    from pip_variants.support import _ships_endpoint
+
+    site = tmp_path / "site"
+    _installed(site, "provider-ep")
+    (site / "provider_ep-1.0.dist-info" / "entry_points.txt").write_text(
+        "[console_scripts]\nbad = not a valid ref\n\n[variant_plugins]\nmine = helper_mod : Plugin\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert _ships_endpoint("provider-ep", "helper_mod:Plugin")
+    assert not _ships_endpoint("provider-ep", "other_mod:Plugin")
+
+
 def test_an_installed_plugin_outside_the_requires_range_is_not_called_missing(tmp_path, monkeypatch):
     from pip_variants.metadata import parse_metadata
 
