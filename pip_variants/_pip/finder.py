@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from . import _patching, messages
+from . import _patching, hash_pins, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
 from .errors import VariantInstallationError, as_user_error
 from .state import STATE, release_key, selecting, variant_option
@@ -249,7 +249,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return result
     pinned = bool(getattr(evaluator, "_hashes", None))
     if pinned:
-        result = _checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical),
+        result = hash_pins.checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical),
                                        ctx.finder.explain_command)
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
@@ -277,7 +277,8 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         # Settled only if the resolver gets there, which picks among what is left:
         # these keep the up-front check (every unpinned local variant wheel out).
         hashes = evaluator._hashes
-        unpinned = {id(c) for c in result if release_of(c)[0] in deferred and _unpinned_local(hashes, c, forced)}
+        unpinned = {id(c) for c in result
+                    if release_of(c)[0] in deferred and hash_pins.unpinned_local(hashes, c, forced)}
         result = [c for c in result if id(c) not in unpinned]
 
     def outcome_of(cand: Any) -> Outcome:
@@ -293,7 +294,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     final = sorted(keep, key=evaluator._sort_key) if keep else keep
     lost: Set[str] = set()
     if pinned:
-        final, lost = _unpinned_files_dropped(evaluator._hashes, final, forced, release_of)
+        final, lost = hash_pins.unpinned_files_dropped(evaluator._hashes, final, forced, release_of)
     if not selecting():  # a hook failed meanwhile: stock behaviour
         return _without_labels(result)
 
@@ -309,127 +310,10 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     # as for an index's unpinned files, which never reach selection, nothing is said.
     _report(ctx, final, newest, [] if newest in lost else [out for (v, _), out in outcomes.items() if v == newest],
             version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)),
-            hash_pinned=_pinned_of(evaluator._hashes, result, newest, release_of) if pinned and not final else ())
+            hash_pinned=(hash_pins.pinned_of(evaluator._hashes, result, newest, release_of)
+                         if pinned and not final else ()))
     _record_for_explain(ctx, result, outcomes)
     return final
-
-
-def _pinned_of(hashes: Any, result: List[Any], version: str,
-               release_of: Callable[[Any], Tuple[str, str]]) -> List[Any]:
-    """The files of ``version`` the pins are known to name (a local file is
-    hashed; a remote one without a digest is not known to be pinned)."""
-    out = []
-    for cand in result:
-        if release_of(cand)[0] != version:
-            continue
-        link = cand.link
-        if link.has_hash and link.is_hash_allowed(hashes):
-            out.append(cand)
-        elif not link.has_hash and link.is_file and not _unpinned_local(hashes, cand, None):
-            out.append(cand)
-    return out
-
-
-def _checked_against_pins(hashes: Any, result: List[Any], forced: Optional[str] = None,
-                          explain: Callable[[str], str] = lambda name: f"pip-variants explain {name}") -> List[Any]:
-    """Hash-checking mode (``--require-hashes``, ``--hash``): leave out the
-    variant wheels that are known not to be pinned, or cannot be checked while
-    the pins are all explained by the other files.
-
-    pip keeps links that carry no digest (a ``--find-links`` folder, an index
-    that publishes none), and keeps everything when no digest matches: it
-    checks after the download. Stock pip then takes the plain wheel; ranked
-    first, an unpinned variant would fail that check and break a lock file
-    that works without pip-variants. A local file is hashed later, once
-    ranked (:func:`_unpinned_files_dropped`). A remote one
-    without a digest cannot be checked before it is downloaded: it stands
-    aside when there are no more pins than non-variant files (a lock file made
-    without variants), and stays when there are more (the pins must name
-    variant wheels too). The label ``--variant`` forces always stays: pip's
-    own check after the download decides, as it would for stock pip.
-    """
-    unknown: List[Any] = []
-    refused = set()
-    for cand in result:
-        link = cand.link
-        label = label_of(link)
-        if label is None or label == forced:
-            continue
-        if link.has_hash:
-            if not link.is_hash_allowed(hashes):
-                refused.add(id(cand))
-        elif link.is_file:
-            continue  # hashed once ranked, best first, until a pinned one (_unpinned_files_dropped)
-        else:
-            unknown.append(cand)
-    if unknown:
-        allowed = getattr(hashes, "_allowed", None)
-        pins = sum(len(v) for v in allowed.values()) if isinstance(allowed, dict) else 0
-        plain = sum(1 for c in result if label_of(c.link) is None)
-        name = unknown[0].name
-        hint = (f"If pip then reports a hash mismatch, name the pinned build: --variant {name}=LABEL "
-                f"('{explain(name)}' lists the labels)")
-        if pins <= plain:
-            refused.update(id(c) for c in unknown)
-            if forced is None:  # most likely a lock file made without variants: no warning
-                messages.info_once(
-                    f"pip-variants: {name}: the index lists no hashes for its variant wheels and your --hash "
-                    f"pins are no more than its non-variant files, so pip-variants takes a non-variant wheel. {hint}"
-                )
-        elif forced is None:
-            # The pins name variant wheels too, but which ones is known only after the
-            # download, and pip never tries another file: say how to name the build.
-            messages.warn_once(
-                f"pip-variants: {name}: the index lists no hashes for its variant wheels, so which build your "
-                f"--hash pins name is known only after the download; pip-variants ranks the variant wheels "
-                f"as usual. {hint}"
-            )
-    if not refused:
-        return result
-    kept = [c for c in result if id(c) not in refused]
-    return kept or result
-
-
-def _unpinned_files_dropped(hashes: Any, final: List[Any], forced: Optional[str],
-                            release_of: Callable[[Any], Tuple[str, str]]) -> Tuple[List[Any], Set[str]]:
-    """Hash-checking mode, local variant wheels without a digest (a
-    ``--find-links`` folder): per version, from the best down, drop each whose
-    file is not pinned, until one that pip may take. Only the files pip would
-    otherwise take are hashed, not every build in the folder (GPU wheels run
-    to gigabytes). Returns the list and the versions that lost a file."""
-    dropped: Set[int] = set()
-    settled: Set[str] = set()
-    lost: Set[str] = set()
-    for cand in reversed(final):
-        version = release_of(cand)[0]
-        if version in settled:
-            continue
-        if not _unpinned_local(hashes, cand, forced):
-            settled.add(version)
-            continue
-        dropped.add(id(cand))
-        lost.add(version)
-    if not dropped:
-        return final, lost
-    kept = [c for c in final if id(c) not in dropped]
-    return (kept, lost) if kept else (final, set())
-
-
-def _unpinned_local(hashes: Any, cand: Any, forced: Optional[str]) -> bool:
-    """A local variant wheel without a digest, not forced, whose file the hashes do not pin."""
-    link = cand.link
-    label = label_of(link)
-    if label is None or label == forced or link.has_hash or not link.is_file:
-        return False
-    return not _file_is_pinned(link.file_path, hashes)
-
-
-def _file_is_pinned(path: str, hashes: Any) -> bool:
-    try:
-        hashes.check_against_path(path)  # raises HashMismatch (or OSError) otherwise
-    except Exception:
-        return False
-    return True
 
 
 def _settle_in_order(ctx: EvaluatorContext, result: List[Any], groups: Dict[Tuple[str, str], List[Any]],
@@ -575,7 +459,8 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if newest_outcomes:
             messages.warn_once(
                 f"pip-variants: no distribution of {project} {newest} fits {holder()} ({why()})."
-                f"{_pins_hint(ctx, hash_pinned)} Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
+                f"{hash_pins.pins_hint(ctx, hash_pinned)} "
+                f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
     best = final[-1]
@@ -612,15 +497,6 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
                 f"({reason}); installing {what} instead. To install the yanked build anyway: "
                 f"'{ctx.canonical}=={newest}' --variant {ctx.canonical}={label_of(fitting[-1].link)}"
             )
-
-
-def _pins_hint(ctx: EvaluatorContext, pinned_files: Sequence[Any]) -> str:
-    """Hash-checking mode left only builds that do not fit: say so, and how to take one."""
-    labels = list(dict.fromkeys(label for label in (label_of(c.link) for c in pinned_files) if label))
-    if not labels:
-        return ""
-    return (f" In hash-checking mode only the files your --hash pins name are available (variant "
-            f"{', '.join(labels)}); to install that build anyway: --variant {ctx.canonical}={labels[0]}.")
 
 
 def _why(outcomes: List[Outcome], profile: bool = False) -> str:

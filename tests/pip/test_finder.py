@@ -319,14 +319,14 @@ def test_hash_pins_over_a_folder_hash_only_what_pip_would_take(patched, tmp_path
     from pip._internal.utils.hashes import Hashes
 
     from pip_variants._pip import _compat
-    from pip_variants._pip import finder as finder_module
+    from pip_variants._pip import hash_pins
 
     d = tmp_path / "wheels"
     d.mkdir()
     build_pkg(d, version="1.0")
     build_pkg(d, version="2.0")
     pins = [_sha256(d / f"pkg-{v}-py3-none-any-fv1.whl") for v in ("1.0", "2.0")]
-    hashed = mocker.spy(finder_module, "_file_is_pinned")
+    hashed = mocker.spy(hash_pins, "file_is_pinned")
     finder = variant_finder([str(d)])
     result = finder.find_best_candidate("pkg", hashes=Hashes({"sha256": pins}))
     assert result.best_candidate.link.filename == "pkg-2.0-py3-none-any-fv1.whl"
