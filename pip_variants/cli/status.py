@@ -158,22 +158,43 @@ def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
     env["PYTHONIOENCODING"] = "utf-8"  # whatever this process's streams use: read back as written
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "config", "list"],
+            [sys.executable, "-c", _MERGED_CONFIG],
             capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, env=env,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        return {}, f"could not run 'pip config list': {exc}"
-    if proc.returncode != 0:
-        return {}, f"'pip config list' failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}"
+        return {}, f"could not read pip's configuration: {exc}"
+    try:
+        merged = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except ValueError:
+        merged = None
+    if not isinstance(merged, dict):
+        return {}, f"could not read pip's configuration: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}"
     out: Dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        key, sep, value = line.partition("=")
-        if not sep or key.startswith(":env:"):
+    for key, value in merged.items():
+        if key.startswith(":env:"):
             continue  # environment variables are shown separately
         option = key.split(".", 1)[-1]
         if option in PIP_CONFIG_KEYS:
-            out[key] = value.strip().strip("'\"")
+            out[key] = str(value)
     return out, None
+
+
+#: Each ``section.key`` as pip's option parser takes it: files in the order pip
+#: loads them, a later one overriding. ``pip config list`` prints every file's
+#: line, sorted by file name since pip 24: its last line is not the one in force.
+_MERGED_CONFIG = """\
+import json
+from pip._internal.configuration import Configuration
+config = Configuration(isolated=False)
+config.load()
+merged = {}
+for key, value in config.items():
+    if isinstance(value, dict):  # pip 24+: (file, its keys) in load order
+        merged.update(value)
+    else:  # pip 23.2: already merged
+        merged[key] = value
+print(json.dumps(merged))
+"""
 
 
 def _providers() -> Dict[str, Any]:
@@ -419,4 +440,4 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     )
     p.add_argument("--json", action="store_true", help="print JSON for machines")
     p.add_argument("--no-pip-config", action="store_true",
-                   help="do not run 'pip config list' to find pip.conf settings (faster)")
+                   help="do not read pip's configuration files for pip.conf settings (faster)")

@@ -73,6 +73,30 @@ def test_no_variants_in_pip_conf_shows_as_off(run_cli, tmp_path):
     assert "variants:  off for pip download, wheel, lock (pip config global.no-variants = true)" in out, out
 
 
+@pytest.mark.parametrize("order", [("ga", "gb"), ("gb", "ga")])
+def test_of_two_files_setting_one_key_the_one_pip_uses_is_shown(run_cli, tmp_path, order):
+    """Two global files (XDG_CONFIG_DIRS) set one key: status shows what pip's own
+    option parser takes. 'pip config list' prints both lines, sorted by file name."""
+    import subprocess
+    import sys
+
+    from clihelpers import cli_env
+
+    for name, value in (("ga", "true"), ("gb", "false")):
+        (tmp_path / name / "pip").mkdir(parents=True)
+        (tmp_path / name / "pip" / "pip.conf").write_text(f"[install]\nno-variants = {value}\n")
+    env = {"PIP_CONFIG_FILE": str(tmp_path / "missing.conf"),
+           "XDG_CONFIG_DIRS": ":".join(str(tmp_path / name) for name in order)}
+    pip_takes = subprocess.run(
+        [sys.executable, "-c", "from pip._internal.cli.parser import ConfigOptionParser\n"
+         "p = ConfigOptionParser(name='install'); p.config.load()\n"
+         "print(dict(p._get_ordered_configuration_items())['no-variants'])"],
+        capture_output=True, text=True, env=cli_env(tmp_path, env), check=True).stdout.strip()
+    st = json.loads(run_cli("status", "--json", env=env).stdout)
+    assert st["pip_config"]["install.no-variants"] == pip_takes
+    assert st["variants_off_by_config"] == (["install.no-variants"] if pip_takes == "true" else [])
+
+
 def test_a_pip_conf_switch_pip_cannot_read_is_a_warning(run_cli, tmp_path):
     # pip stops every install with a usage error: status must not just say "on"
     conf = tmp_path / "pip.conf"
