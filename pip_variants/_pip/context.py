@@ -462,9 +462,9 @@ class FinderContext:
         """A pinned index file is in the store: reading it needs no request, no thread."""
         import os
 
-        from .fetch import cache_path
+        from .fetch import cache_path, link_digest
 
-        hash_name, expected = link.hash_name, link.hash
+        hash_name, expected = link_digest(link)
         if not (hash_name and expected):
             return False
         path = cache_path(self.session, link.url_without_fragment, hash_name, expected)
@@ -516,7 +516,9 @@ class FinderContext:
                 return None, job.error
             return None, None
         content = job.value
-        hash_name, expected = link.hash_name, link.hash
+        from .fetch import link_digest
+
+        hash_name, expected = link_digest(link)
         if hash_name and expected:
             try:
                 if hashlib.new(hash_name, content).hexdigest() != expected:
@@ -550,10 +552,12 @@ class FinderContext:
     def _check(self, link: Any, shown: str, content: bytes) -> _Fetched:
         from pip_variants.metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, load_metadata
 
+        from .fetch import link_digest
+
         if len(content) > MAX_METADATA_BYTES:  # cut short by read_capped: no hash can match
             return _Fetched(None, None, f"invalid variant metadata: {shown}: file is over the "
                                         f"{MAX_METADATA_BYTES}-byte limit")
-        hash_name, expected = link.hash_name, link.hash
+        hash_name, expected = link_digest(link)
         if hash_name and expected:
             try:
                 actual = hashlib.new(hash_name, content).hexdigest()

@@ -29,7 +29,7 @@ from typing import Any, Optional, Tuple
 from . import messages
 
 
-__all__ = ["download", "cache_path", "read_store", "revalidate", "STORE_DIR"]
+__all__ = ["download", "cache_path", "link_digest", "read_store", "revalidate", "STORE_DIR"]
 
 #: Sub-directory of pip's HTTP cache directory holding verified index files.
 STORE_DIR = "pip-variants"
@@ -43,6 +43,13 @@ def revalidate(session: Any, canonical: str) -> bool:
     if refresh is None:  # before --refresh-package: every page is revalidated
         return True
     return ":all:" in refresh or canonical in refresh
+
+
+def link_digest(link: Any) -> Tuple[Optional[str], Optional[str]]:
+    """``(hash name, hex digest)`` a link carries, the digest in lower case as
+    pip compares it (an index may write ``#sha256=ABC...``)."""
+    digest = link.hash
+    return link.hash_name, digest.lower() if digest else digest
 
 
 def _digest(hash_name: str, content: bytes) -> Optional[str]:
@@ -178,7 +185,7 @@ def download(session: Any, link: Any, canonical: str, read: Any, limit: int) -> 
     (or a proxy) really serves other content than the index says.
     """
     url = link.url_without_fragment
-    hash_name, expected = link.hash_name, link.hash
+    hash_name, expected = link_digest(link)
     if not (hash_name and expected and _digest(hash_name, b"") is not None):
         headers = {"Accept": _ACCEPT}
         if revalidate(session, canonical):

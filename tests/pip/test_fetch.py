@@ -321,3 +321,20 @@ def test_a_local_fifo_is_refused_without_opening_it(tmp_path):
     regular.parent.mkdir()
     regular.write_bytes(BODY)
     assert _get(_session(tmp_path / "cache"), Link(regular.as_uri())) == BODY
+
+
+def test_a_digest_in_upper_case_is_the_same_digest(index, tmp_path):
+    """pip lower-cases the digests it compares; an index may write #sha256=ABC..."""
+    from pip._internal.models.link import Link
+
+    from pip_variants._pip.context import FinderContext
+
+    link = Link(index.file_url("pkg", NAME) + "#sha256=" + hashlib.sha256(BODY).hexdigest().upper())
+    session = _session(tmp_path)
+    assert _get(session, link) == BODY
+    assert _get(session, link) == BODY
+    assert len(index.requested(NAME)) == 1  # the second read came from the store
+    fetched = FinderContext(lambda: None, session)._check(link, NAME, BODY)
+    assert "hash" not in (fetched.problem or "")  # (BODY is no valid index file: that is all it says)
+    wrong = Link(index.file_url("pkg", NAME) + "#sha256=" + "AB" * 32)
+    assert "does not match its sha256 hash" in FinderContext(lambda: None, session)._check(wrong, NAME, BODY).problem
