@@ -44,6 +44,29 @@ def format_report(report) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(lines) + "\n"
 
 
+def _environment_python(site_packages: str) -> Optional[str]:
+    """The interpreter whose site-packages ``site_packages`` is (``PREFIX/lib/
+    pythonX.Y/site-packages``, ``PREFIX\\Lib\\site-packages``), or ``None`` for a
+    plain folder (a ``--target`` one) or where no interpreter is found."""
+    parent, name = os.path.split(os.path.normpath(site_packages))
+    if name.lower() != "site-packages":
+        return None
+    lib, version = os.path.split(parent)
+    if os.name == "nt":
+        prefix = parent if version.lower() == "lib" else None
+        candidates = ["Scripts/python.exe", "python.exe"]
+    else:
+        prefix = os.path.dirname(lib) if version.startswith("python") else None
+        candidates = [f"bin/{version}", "bin/python3", "bin/python"]
+    if prefix is None:
+        return None
+    for candidate in candidates:
+        python = os.path.join(prefix, *candidate.split("/"))
+        if os.path.isfile(python) and os.access(python, os.X_OK):
+            return python
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..installed import check_installed
 
@@ -57,8 +80,13 @@ def _run(args: argparse.Namespace) -> int:
 
                 raise CLIError(f"--path {p}: not a directory")
         target = paths[0] if len(paths) == 1 else None
+    python = sys.executable
+    owner = _environment_python(target) if target else None
+    if owner is not None:
+        # another environment's site-packages: its own pip reinstalls, for its Python
+        python, target = owner, None
     report = check_installed(paths, profile_path=args.variant_profile, target=target,
-                             pip=f"{shell_word(sys.executable)} -m pip")
+                             pip=f"{shell_word(python)} -m pip")
     if args.json:
         print_json(report.to_dict())
     else:

@@ -79,3 +79,24 @@ def test_check_refuses_a_bad_profile_with_nothing_installed(run_cli, tmp_path):
     bad.write_text("{not json")
     proc = run_cli("check", "--path", str(empty), "--variant-profile", str(bad))
     assert proc.returncode == 1 and str(bad) in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_another_environments_site_packages_gets_that_environments_pip(run_cli, tmp_path):
+    """--path ENV/lib/pythonX.Y/site-packages: reinstall with ENV's Python (its tags,
+    its pip), not this one's with --target."""
+    import os
+    import stat
+
+    env = tmp_path / "env"
+    site = env / "lib" / "python3.11" / "site-packages"
+    site.parent.mkdir(parents=True)
+    os.rename(_site(tmp_path), site)
+    python = env / "bin" / "python3.11"
+    python.parent.mkdir()
+    python.write_text("#!/bin/sh\n")
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    proc = run_cli("check", "--path", str(site), env={DRIVER: "12.6"})
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.splitlines()[-1].strip() == (
+        f"{python} -m pip install --force-reinstall --no-deps pkg==1.0 && {python} -m pip install pkg==1.0")
+
