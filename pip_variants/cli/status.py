@@ -396,7 +396,7 @@ def format_status(st: Mapping[str, Any]) -> str:
     lines.append(f"cache:     {st['cache_dir']}")
     lines.append("settings in effect:")
     settings = [f"  {k}={v}  (environment)" for k, v in st["environment"].items()]
-    settings += [f"  {k} = {v}  (pip config)" for k, v in st["pip_config"].items()]
+    settings += [f"  {k} = {v}  (pip config{_overridden(k, st)})" for k, v in st["pip_config"].items()]
     lines.extend(settings or ["  (none: defaults)"])
     if st.get("pip_config_error"):
         lines.append(f"  warning: {st['pip_config_error']}")
@@ -407,6 +407,21 @@ def format_status(st: Mapping[str, Any]) -> str:
         lines.append(f"  warning: {key} = {st['pip_config'].get(key, '')} is not a yes/no value: {which} "
                      "with a usage error; set it to true or false")
     return "\n".join(lines) + "\n"
+
+
+def _overridden(key: str, st: Mapping[str, Any]) -> str:
+    """Whatever pip takes over this pip.conf key: its PIP_* variable, or for
+    a ``global`` key the command's own section."""
+    section, _, option = key.partition(".")
+    variable = "PIP_" + option.upper().replace("-", "_")
+    if variable in st["environment"]:
+        return f"; {variable} overrides it"
+    if section == "global":
+        sections = [other.partition(".")[0] for other in st["pip_config"] if other.partition(".")[2] == option]
+        commands = [name for name in sections if name != "global"]
+        if commands:
+            return f"; {', '.join(f'{name}.{option}' for name in commands)} overrides it for pip {'/'.join(commands)}"
+    return ""
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -97,6 +97,15 @@ def test_of_two_files_setting_one_key_the_one_pip_uses_is_shown(run_cli, tmp_pat
     assert st["variants_off_by_config"] == (["install.no-variants"] if pip_takes == "true" else [])
 
 
+def test_a_pip_conf_key_something_overrides_says_so(run_cli, tmp_path):
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nvariant = torch=cpu\nvariant-strict = true\n[install]\nvariant-strict = false\n")
+    out = run_cli("status", env={"PIP_CONFIG_FILE": str(conf), "PIP_VARIANT": "torch=cu128"}).stdout
+    assert "global.variant = torch=cpu  (pip config; PIP_VARIANT overrides it)" in out, out
+    assert "global.variant-strict = true  (pip config; install.variant-strict overrides it for pip install)" in out
+    assert "install.variant-strict = false  (pip config)" in out
+
+
 def test_a_pip_conf_switch_pip_cannot_read_is_a_warning(run_cli, tmp_path):
     # pip stops every install with a usage error: status must not just say "on"
     conf = tmp_path / "pip.conf"
