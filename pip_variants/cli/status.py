@@ -153,12 +153,18 @@ def _shim_lines(st: Mapping[str, Any]) -> List[str]:
 
 def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
     """pip-variants keys set in pip's configuration files, as pip reads them."""
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_pip", "_merged_config.py")
+    try:
+        with open(script, encoding="utf-8") as f:
+            code = f.read()  # run as -c: its folder must not come first on the child's sys.path
+    except OSError as exc:
+        return {}, f"could not read pip's configuration: {exc}"
     env = dict(os.environ)
     env["PIP_NO_VARIANTS"] = "1"  # plain pip is enough to list config; keep it fast
     env["PYTHONIOENCODING"] = "utf-8"  # whatever this process's streams use: read back as written
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", _MERGED_CONFIG],
+            [sys.executable, "-c", code],
             capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout, env=env,
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -168,7 +174,8 @@ def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
     except ValueError:
         merged = None
     if not isinstance(merged, dict):
-        return {}, f"could not read pip's configuration: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}"
+        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return {}, f"could not read pip's configuration ({why}); 'pip config debug' shows the files"
     out: Dict[str, str] = {}
     for key, value in merged.items():
         if key.startswith(":env:"):
@@ -178,23 +185,6 @@ def _pip_config(timeout: float = 30.0) -> Tuple[Dict[str, str], Optional[str]]:
             out[key] = str(value)
     return out, None
 
-
-#: Each ``section.key`` as pip's option parser takes it: files in the order pip
-#: loads them, a later one overriding. ``pip config list`` prints every file's
-#: line, sorted by file name since pip 24: its last line is not the one in force.
-_MERGED_CONFIG = """\
-import json
-from pip._internal.configuration import Configuration
-config = Configuration(isolated=False)
-config.load()
-merged = {}
-for key, value in config.items():
-    if isinstance(value, dict):  # pip 24+: (file, its keys) in load order
-        merged.update(value)
-    else:  # pip 23.2: already merged
-        merged[key] = value
-print(json.dumps(merged))
-"""
 
 
 def _providers() -> Dict[str, Any]:
@@ -414,7 +404,7 @@ def _overridden(key: str, st: Mapping[str, Any]) -> str:
     a ``global`` key the command's own section."""
     section, _, option = key.partition(".")
     variable = "PIP_" + option.upper().replace("-", "_")
-    if variable in st["environment"]:
+    if st["environment"].get(variable):  # (set but empty: pip ignores it)
         return f"; {variable} overrides it"
     if section == "global":
         sections = [other.partition(".")[0] for other in st["pip_config"] if other.partition(".")[2] == option]

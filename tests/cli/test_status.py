@@ -104,6 +104,12 @@ def test_a_pip_conf_key_something_overrides_says_so(run_cli, tmp_path):
     assert "global.variant = torch=cpu  (pip config; PIP_VARIANT overrides it)" in out, out
     assert "global.variant-strict = true  (pip config; install.variant-strict overrides it for pip install)" in out
     assert "install.variant-strict = false  (pip config)" in out
+    # empty values: pip's parser drops them, a variable's too
+    conf.write_text("[global]\nvariant = torch=cpu\nno-variants = true\n[install]\nno-variants =\n")
+    out = run_cli("status", env={"PIP_CONFIG_FILE": str(conf), "PIP_VARIANT": ""}).stdout
+    assert "global.variant = torch=cpu  (pip config)" in out, out
+    assert "install.no-variants" not in out
+    assert "off for pip install, download, wheel, lock" in out, out
 
 
 def test_a_pip_conf_switch_pip_cannot_read_is_a_warning(run_cli, tmp_path):
