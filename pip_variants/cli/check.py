@@ -53,7 +53,7 @@ def _environment_python(site_packages: str) -> Optional[str]:
         return None
     lib, version = os.path.split(parent)
     if os.name == "nt":
-        prefix = parent if version.lower() == "lib" else None
+        prefix = lib if version.lower() == "lib" else None
         candidates = ["Scripts/python.exe", "python.exe"]
     else:
         prefix = os.path.dirname(lib) if version.startswith("python") else None

@@ -100,3 +100,21 @@ def test_another_environments_site_packages_gets_that_environments_pip(run_cli, 
     assert proc.stdout.splitlines()[-1].strip() == (
         f"{python} -m pip install --force-reinstall --no-deps pkg==1.0 && {python} -m pip install pkg==1.0")
 
+
+def test_the_python_of_a_windows_environment_is_found(tmp_path, monkeypatch):
+    import os
+
+    from pip_variants.cli import check
+
+    site = tmp_path / "env" / "Lib" / "site-packages"
+    site.mkdir(parents=True)
+    python = tmp_path / "env" / "Scripts" / "python.exe"
+    python.parent.mkdir()
+    python.write_text("")
+    python.chmod(0o755)
+    monkeypatch.setattr(os, "name", "nt")
+    found = check._environment_python(str(site))
+    monkeypatch.undo()
+    assert found == str(python)
+    assert check._environment_python(str(tmp_path / "wheels")) is None  # a --target folder
+
