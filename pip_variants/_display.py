@@ -43,6 +43,10 @@ def shell_word(text: str) -> str:
     if not any(c in text for c in '"`$\\%!\n\r'):
         return f'"{text}"'
     if os.name == "nt":
+        if all(c in _PLAIN or c == "\\" for c in text):
+            return text  # a path (C:\Users\me\python.exe) as is: both shells read it, PowerShell runs it
+        if '"' not in text:
+            return f'"{text}"'  # cmd.exe reads &, |, <, >, ^ and spaces in double quotes as text
         import subprocess
 
         return subprocess.list2cmdline([text])

@@ -35,6 +35,23 @@ def test_shell_word(text, expected):
     assert shell_word(text) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("C:\\Users\\me\\.venv\\Scripts\\python.exe", "C:\\Users\\me\\.venv\\Scripts\\python.exe"),
+    ("C:\\Program Files\\Python312\\python.exe", '"C:\\Program Files\\Python312\\python.exe"'),
+    ("C:\\R&D\\venv\\python.exe", '"C:\\R&D\\venv\\python.exe"'),
+    ("https://h/simple/?a=%41&b=1", '"https://h/simple/?a=%41&b=1"'),
+])
+def test_shell_word_on_windows(monkeypatch, text, expected):
+    import os
+
+    from pip_variants._display import shell_word
+
+    monkeypatch.setattr(os, "name", "nt")
+    quoted = shell_word(text)
+    monkeypatch.undo()
+    assert quoted == expected
+
+
 @pytest.mark.skipif(os.name == "nt", reason="POSIX quoting")
 @pytest.mark.parametrize("text", ["evil===`touch${IFS}PWNED`", "1.0;touch${IFS}PWNED;#", 'a"b', "100%"])
 def test_shell_word_keeps_a_posix_shell_from_expanding_anything(text):
