@@ -422,7 +422,8 @@ def test_an_endpoint_registered_as_an_entry_point_is_found_beside_a_malformed_on
     site = tmp_path / "site"
     _installed(site, "provider-ep")
     (site / "provider_ep-1.0.dist-info" / "entry_points.txt").write_text(
-        "[console_scripts]\nbad = not a valid ref\n\n[variant_plugins]\nmine = helper_mod : Plugin\n")
+        "[console_scripts]\nbad = not a valid ref\na line without an equals sign\n\n"
+        "[variant_plugins]\nmine = helper_mod : Plugin\n")
     monkeypatch.syspath_prepend(str(site))
     assert _ships_endpoint("provider-ep", "helper_mod:Plugin")
     assert not _ships_endpoint("provider-ep", "other_mod:Plugin")

@@ -309,6 +309,7 @@ def test_read_only_inherited_shim_names_the_file(sites, monkeypatch):
 def test_writable_on_windows_is_tried_not_read_from_the_attribute(monkeypatch, tmp_path):
     """Windows' os.access says every folder is writable: a file is made there instead."""
     monkeypatch.setattr(activation.os, "name", "nt")
+    monkeypatch.setattr(activation.os, "access", lambda path, mode: True)  # as Windows answers for a folder
     assert activation._writable(tmp_path)
     assert list(tmp_path.iterdir()) == []  # the probe is gone
     assert not activation._writable(tmp_path / "missing")

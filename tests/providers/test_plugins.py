@@ -532,6 +532,7 @@ Not-A-Namespace = venv_fake_plugin:Plugin02.get_supported_configs
 
 [console_scripts]
 ignored = venv_fake_plugin:main
+a line without an equals sign, which importlib.metadata refuses for the whole file
 """
 
 
