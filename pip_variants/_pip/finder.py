@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from . import _patching, hash_pins, messages
+from . import _patching, messages
 from .context import ATTR, EvaluatorContext, FinderContext, Outcome, label_of
 from .errors import VariantInstallationError, as_user_error
 from .state import STATE, release_key, selecting, variant_option
@@ -238,6 +238,14 @@ def _summary(out: Outcome, profile: bool) -> str:
     return what + (f" ({'; '.join(parts)})" if parts else "")
 
 
+def _hash_pins() -> Any:
+    """:mod:`.hash_pins`, imported in hash-checking mode only (absolute: a
+    relative import statement runs importlib's Python code on every call)."""
+    import pip_variants._pip.hash_pins as hash_pins
+
+    return hash_pins
+
+
 def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) -> List[Any]:
     """H4's work on the sorted applicable list: fetch, select, filter, re-sort.
 
@@ -249,7 +257,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         return result
     pinned = bool(getattr(evaluator, "_hashes", None))
     if pinned:
-        result = hash_pins.checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical),
+        result = _hash_pins().checked_against_pins(evaluator._hashes, result, ctx.finder.forced.get(ctx.canonical),
                                        ctx.finder.explain_command)
     fctx = ctx.finder
     groups: Dict[Tuple[str, str], List[Any]] = {}
@@ -278,7 +286,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
         # these keep the up-front check (every unpinned local variant wheel out).
         hashes = evaluator._hashes
         unpinned = {id(c) for c in result
-                    if release_of(c)[0] in deferred and hash_pins.unpinned_local(hashes, c, forced)}
+                    if release_of(c)[0] in deferred and _hash_pins().unpinned_local(hashes, c, forced)}
         result = [c for c in result if id(c) not in unpinned]
 
     def outcome_of(cand: Any) -> Outcome:
@@ -294,7 +302,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     final = sorted(keep, key=evaluator._sort_key) if keep else keep
     lost: Set[str] = set()
     if pinned:
-        final, lost = hash_pins.unpinned_files_dropped(evaluator._hashes, final, forced, release_of)
+        final, lost = _hash_pins().unpinned_files_dropped(evaluator._hashes, final, forced, release_of)
     if not selecting():  # a hook failed meanwhile: stock behaviour
         return _without_labels(result)
 
@@ -310,7 +318,7 @@ def select_candidates(evaluator: Any, ctx: EvaluatorContext, result: List[Any]) 
     # as for an index's unpinned files, which never reach selection, nothing is said.
     _report(ctx, final, newest, [] if newest in lost else [out for (v, _), out in outcomes.items() if v == newest],
             version_pinned=_pins_a_version(getattr(evaluator, "_specifier", None)),
-            hash_pinned=(hash_pins.pinned_of(evaluator._hashes, result, newest, release_of)
+            hash_pinned=(_hash_pins().pinned_of(evaluator._hashes, result, newest, release_of)
                          if pinned and not final else ()))
     _record_for_explain(ctx, result, outcomes)
     return final
@@ -459,7 +467,7 @@ def _report(ctx: EvaluatorContext, final: List[Any], newest: str, newest_outcome
         if newest_outcomes:
             messages.warn_once(
                 f"pip-variants: no distribution of {project} {newest} fits {holder()} ({why()})."
-                f"{hash_pins.pins_hint(ctx, hash_pinned)} "
+                f"{_hash_pins().pins_hint(ctx, hash_pinned) if hash_pinned else ''} "
                 f"Run '{ctx.finder.explain_command(ctx.canonical)}' for details."
             )
         return
