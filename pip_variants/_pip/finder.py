@@ -96,20 +96,6 @@ def _note_left_out(link_evaluator: Any, links: List[Any]) -> None:
         messages.debug("pip-variants: left-out variant wheels not noted: %r", exc)
 
 
-def _say_left_out_for_target(evaluator: Any, canonical: str, candidates: List[Any], plain: List[Any],
-                             applicable: List[Any]) -> None:
-    """Another machine's download with ``--variant`` for other projects: this
-    project's variant wheels are ignored, which BC-1 says where it costs a release."""
-    try:
-        from .variants_off import say_what_was_left_out
-
-        versions = {c.version for c in candidates if label_of(c.link) is not None}
-        STATE.left_out_by_no_variants.setdefault(canonical, set()).update(versions)
-        say_what_was_left_out(evaluator, plain, applicable)
-    except Exception as exc:
-        messages.debug("pip-variants: left-out variant wheels not reported: %r", exc)
-
-
 def _say_left_out(evaluator: Any, candidates: List[Any], applicable: List[Any]) -> None:
     try:
         from .variants_off import say_what_was_left_out
@@ -162,7 +148,10 @@ def _wrap_get_applicable_candidates(original: Callable[..., Any]) -> Callable[..
             plain = _without_labels(candidates)
             result = original(self, plain)
             if len(plain) != len(candidates):
-                _say_left_out_for_target(self, ctx.canonical, candidates, plain, result)
+                # another machine's download, --variant for other projects: BC-1 as under --no-variants
+                STATE.left_out_by_no_variants.setdefault(ctx.canonical, set()).update(
+                    c.version for c in candidates if label_of(c.link) is not None)
+                _say_left_out(self, plain, result)
             return result
         try:
             ctx.has_labels = any(label_of(c.link) is not None for c in candidates)
