@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import _compat, _patching, messages
 from .context import ATTR, FinderContext
@@ -80,7 +80,12 @@ def _words(values: Optional[Sequence[str]], commas: bool = False) -> List[str]:
 
 
 def _export(opts: Options) -> None:
-    for name, value in opts.environment().items():
+    _set_environment(opts.environment())
+
+
+def _set_environment(values: Mapping[str, Optional[str]]) -> None:
+    """Set each variable of ``values``; ``None``: unset it."""
+    for name, value in values.items():
         if value is None:
             os.environ.pop(name, None)
         else:
@@ -98,11 +103,7 @@ def _environment_kept(saved: Dict[str, Optional[str]]) -> Iterator[None]:
     try:
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set_environment(saved)
 
 
 def _restore_environment_after(command: Any) -> None:
