@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from .filename import PROJECT_NAME_RE, canonicalize_name
+
 __all__ = [
     "ABI_DEPENDENCY",
     "ENV_VARIABLE",
@@ -51,7 +53,6 @@ ABI_DEPENDENCY = "abi_dependency"
 ENV_VARIABLE = "VARIANT_ABI_DEPENDENCY"
 
 _VALUE_RE = re.compile(r"^\d+(\.\d+){0,2}$")
-_NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 #: origins whose version binds the chosen wheel to a requirement on the dependency
 BINDING_ORIGINS = ("installed", "resolver")
@@ -62,13 +63,9 @@ def is_abi_provider(namespace: str, builtin: Optional[str]) -> bool:
     return namespace == ABI_DEPENDENCY or builtin == ABI_DEPENDENCY
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def feature_project(feature: str) -> str:
     """``torch_like`` -> ``torch-like``: the feature is the normalised name with ``_``."""
-    return _canonical(feature)
+    return canonicalize_name(feature)
 
 
 def parse_value(value: str) -> Optional[Tuple[int, ...]]:
@@ -123,10 +120,10 @@ def parse_override(text: str) -> Tuple[Dict[str, str], List[str]]:
             continue
         name, sep, version = item.partition("==")
         name, version = name.strip(), version.strip()
-        if not sep or not _NAME_RE.match(name) or _release(version) is None:
+        if not sep or not PROJECT_NAME_RE.match(name) or _release(version) is None:
             problems.append(f"{ENV_VARIABLE}: ignoring {item!r} (expected NAME==VERSION, e.g. torch==2.9.0)")
             continue
-        out[_canonical(name)] = version
+        out[canonicalize_name(name)] = version
     return out, problems
 
 
@@ -231,7 +228,7 @@ def _installed_versions() -> Dict[str, str]:
         try:
             name = dist.metadata["Name"]
             if name and dist.version:
-                out.setdefault(_canonical(name), dist.version)
+                out.setdefault(canonicalize_name(name), dist.version)
         except Exception:  # a broken dist-info must not stop selection
             continue
     return out
@@ -271,9 +268,9 @@ class AbiContext:
         names, and how it treats what is installed."""
         self.installed = None
         self.installed_reader = installed
-        self.named = {_canonical(n) for n in named}
+        self.named = {canonicalize_name(n) for n in named}
         self.all_changing = all_changing
-        self.kept = {_canonical(n) for n in kept}
+        self.kept = {canonicalize_name(n) for n in kept}
 
     def source_for(self, feature: str) -> AbiSource:
         name = feature_project(feature)

@@ -29,7 +29,6 @@ __all__ = [
     "VariantError",
     "VariantLabelNotFound",
     "StrictVariantError",
-    "canonical_name",
     "parse_forced",
     "parse_excluded",
     "parse_allowed_plugins",
@@ -53,10 +52,6 @@ class VariantLabelNotFound(VariantError):
                 f"(requested with {option}); available labels: {offered}")
 
 
-def canonical_name(name: str) -> str:
-    return canonicalize_name(name)
-
-
 def _name_label_pairs(items: Iterable[str], option: str) -> Iterator[Tuple[str, str]]:
     from .filename import LABEL_RE
 
@@ -70,7 +65,7 @@ def _name_label_pairs(items: Iterable[str], option: str) -> Iterator[Tuple[str, 
                 elif sep and name and label:
                     why = "a variant label has only the characters 0-9, a-z, '_' and '.'"
                 raise VariantError(f"invalid {option} value {word!r}: {why}")
-            yield canonical_name(name), label
+            yield canonicalize_name(name), label
 
 
 def parse_forced(items: Iterable[str]) -> Dict[str, str]:
@@ -232,7 +227,7 @@ def as_answered(rejection: Rejection, answers: Sequence[NamespaceSupport]) -> Re
     if answer is not None and answer.source == "disabled" and answer.notice:
         return replace(rejection, supported=(), detail=answer.notice)
     if answer is not None and answer.abi_sources:
-        project = canonical_name(rejection.feature)
+        project = canonicalize_name(rejection.feature)
         source = next((s for s in answer.abi_sources if s.project == project and s.version is not None), None)
         if source is not None:
             return replace(rejection, supported=(), detail=source.describe())
@@ -268,7 +263,7 @@ def _abi_requirements(metadata: VariantMetadata, ranking: Ranking, answers: Sequ
         reqs: Tuple[AbiRequirement, ...] = ()
         for ns in namespaces:
             binding = {f: v for f, v in props.get(ns, {}).items()
-                       if (src := sources.get((ns, canonical_name(f)))) is not None and src.binds}
+                       if (src := sources.get((ns, canonicalize_name(f)))) is not None and src.binds}
             reqs += requirements_for(binding)
         if reqs:
             abi[label] = reqs
@@ -297,7 +292,7 @@ class VariantEngine:
             supported, answers = self.supported_for(metadata)
         except StrictVariantError as exc:
             raise StrictVariantError(f"{project} {version}: {exc}") from None
-        name = canonical_name(project)
+        name = canonicalize_name(project)
         ranking = rank_variants(
             metadata, supported, labels, self.settings.preferences, self.settings.excluded.get(name, ())
         )
@@ -360,7 +355,7 @@ class VariantEngine:
         """
         if label not in metadata.variants:
             return Rejection(label, "invalid", detail=metadata.invalid_labels.get(label, "label not described"))
-        if self.settings.forced.get(canonical_name(project)) == label:
+        if self.settings.forced.get(canonicalize_name(project)) == label:
             return None
         supported, answers = self.supported_for(metadata)
         problem = find_incompatibility(label, metadata.variants[label], supported)

@@ -39,10 +39,11 @@ may add fields later without breaking older CLIs.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlsplit
+
+from .filename import canonicalize_name
 
 __all__ = [
     "EXPLAIN_FILE_ENV",
@@ -61,12 +62,6 @@ __all__ = [
 #: The pip hooks append records to the file this variable names (when set).
 EXPLAIN_FILE_ENV = "PIP_VARIANTS_EXPLAIN_FILE"
 RECORD_VERSION = 1
-_NAME_RE = re.compile(r"[-_.]+")
-
-
-def _canonical(name: str) -> str:
-    # PEP 503 normalisation, without importing packaging (record() runs inside pip).
-    return _NAME_RE.sub("-", str(name)).lower()
 
 
 def _same_version(a: str, b: str) -> bool:
@@ -304,7 +299,7 @@ def chosen_from_report(report: Mapping[str, Any], project: Optional[str] = None)
     if project is not None:
         for candidate in items:
             name = (candidate.get("metadata") or {}).get("name", "")
-            if _canonical(name) == _canonical(project):
+            if canonicalize_name(str(name)) == canonicalize_name(str(project)):
                 item = candidate
                 break
     metadata = item.get("metadata") or {}
@@ -425,7 +420,7 @@ def build_explanation(
     Records for the same version from several sources (``--extra-index-url``)
     are merged; each wheel keeps the verdict of its own source's metadata.
     """
-    mine = [r for r in records if _canonical(r.get("project", "")) == _canonical(project)]
+    mine = [r for r in records if canonicalize_name(str(r.get("project", ""))) == canonicalize_name(project)]
     evaluated: List[str] = []
     for r in mine:
         v = str(r.get("version", ""))

@@ -25,6 +25,7 @@ __all__ = [
     "parse_variants_json_filename",
     "normalize_name",
     "canonicalize_name",
+    "PROJECT_NAME_RE",
     "LEGACY_LABEL_LENGTH",
 ]
 
@@ -35,6 +36,8 @@ LEGACY_LABEL_LENGTH = 16
 
 _VARIANTS_JSON_SUFFIX = "-variants.json"
 _NAME_NORMALIZE_RE = re.compile(r"[-_.]+")
+#: PEP 508 project names (as written, before normalisation).
+PROJECT_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
 class InvalidVariantFilename(ValueError):

@@ -13,10 +13,11 @@ host).
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from .filename import canonicalize_name
 
 __all__ = [
     "InstalledVariant",
@@ -32,12 +33,6 @@ __all__ = [
 ]
 
 VARIANT_JSON = "variant.json"
-
-_CANON_RE = re.compile(r"[-_.]+")
-
-
-def _canonical(name: str) -> str:
-    return _CANON_RE.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -134,7 +129,7 @@ def find_dist_info(location: str, name: str, version: Optional[str] = None) -> O
     keeps the wheel's spelling, which may differ from the metadata's, e.g.
     ``1.0`` and ``1.0.0``).
     """
-    want = _canonical(name)
+    want = canonicalize_name(name)
     try:
         entries = sorted(os.listdir(location))
     except OSError:
@@ -144,7 +139,7 @@ def find_dist_info(location: str, name: str, version: Optional[str] = None) -> O
         if not entry.endswith(".dist-info"):
             continue
         ename, eversion = _name_version(entry)
-        if _canonical(ename) != want:
+        if canonicalize_name(ename) != want:
             continue
         if version is None or eversion == version:
             return os.path.join(location, entry)
@@ -176,7 +171,7 @@ def iter_installed_variants(paths: Optional[Sequence[str]] = None) -> Iterator[I
         for entry in entries:
             if not entry.endswith(".dist-info"):
                 continue
-            key = _canonical(_name_version(entry)[0])
+            key = canonicalize_name(_name_version(entry)[0])
             if key in seen:
                 continue
             seen.add(key)

@@ -27,6 +27,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._record import record
+from .filename import canonicalize_name
 from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
 from .properties import Supported
 from .providers.base import FeatureConfig, ProviderError, configs_to_supported
@@ -95,12 +96,6 @@ class StrictVariantError(Exception):
     (untrusted), or its ``providers`` entry cannot be used."""
 
 
-def _canonical(name: str) -> str:
-    from .filename import canonicalize_name
-
-    return canonicalize_name(name)
-
-
 def _shell_word(text: str) -> str:
     """``text`` quoted for a command the user may paste: the index chose it (a
     ``===`` specifier takes backticks and ``$(...)``)."""
@@ -146,10 +141,10 @@ def _installed_admitted(req) -> Optional[str]:
 def _allowance(settings: SupportSettings, req) -> Optional[str]:
     """How ``--allow-variant-plugin`` trusts this requirement: ``None`` not at
     all, ``""`` any version (``NAME``), else only that version (``NAME==VERSION``)."""
-    name = _canonical(req.name)
+    name = canonicalize_name(req.name)
     for item in settings.allowed_plugins:
         head, _, pin = item.partition("==")
-        if _canonical(head.strip()) == name:
+        if canonicalize_name(head.strip()) == name:
             return pin.strip()
     return None
 
@@ -181,14 +176,14 @@ def _ships_endpoint(dist_name: str, plugin_api: str, path: Optional[str] = None)
     parts = module.split(".")
     if "__main__" in parts:
         return False  # importing a __main__ module runs the package's program, not a plugin
-    want = _canonical(dist_name)
+    want = canonicalize_name(dist_name)
     from .providers._plugin_runner import group_entry_points  # one bad entry point must not hide the others
 
     try:
         md = _metadata_module()
         dists = md.distributions(path=[path]) if path is not None else [md.distribution(dist_name)]
         for dist in dists:
-            if _canonical(dist.metadata["Name"] or "") != want:
+            if canonicalize_name(dist.metadata["Name"] or "") != want:
                 continue
             for _, value in group_entry_points(dist, "variant_plugins"):
                 if "".join(value.split("[", 1)[0].split()) == "".join(plugin_api.split()):
@@ -288,7 +283,7 @@ def _beyond_builtin(info: ProviderInfo, metadata: VariantMetadata, settings: Sup
         req = _first_requirement(info.requires, settings.marker_environment)
     except (ValueError, KeyError):
         return False  # the ladder says why the entry is unusable
-    return req is not None and _canonical(req.name) in partly
+    return req is not None and canonicalize_name(req.name) in partly
 
 
 class SupportResolver:
@@ -462,7 +457,7 @@ class SupportResolver:
             if owner is None:
                 return self._foreign_endpoint(ns, req, api, info)
             # Where this process found it: the child (python -I) does not see PYTHONPATH.
-            plugin = _PluginProvider(ns, api, _canonical(owner[0].name), owner[1] or version, self.settings.python,
+            plugin = _PluginProvider(ns, api, canonicalize_name(owner[0].name), owner[1] or version, self.settings.python,
                                      (), self.settings.plugin_timeout, _location_of(owner[0].name))
             return self._run(ns, plugin, f"plugin:{api}")
         allowance = _allowance(self.settings, req)
@@ -478,7 +473,7 @@ class SupportResolver:
                 return self._failed(ns, ProviderError(str(req), f"could not be installed: {exc}"))
             if self._endpoint_owner(info, api, path) is None:
                 return self._foreign_endpoint(ns, req, api, info)
-            plugin = _PluginProvider(ns, api, _canonical(req.name),
+            plugin = _PluginProvider(ns, api, canonicalize_name(req.name),
                                      f"=={allowance}" if allowance else (str(req.specifier) or "*"),
                                      self.settings.python, (path,), self.settings.plugin_timeout)
             return self._run(ns, plugin, f"plugin:{api}")
@@ -489,13 +484,13 @@ class SupportResolver:
                 ns, f"variant provider {req.name!r} for namespace {ns!r} is installed as {installed}, but the "
                     f"release needs {req.name}{req.specifier}",
                 f"install such a version ('{pip_install}'), or pass "
-                f"--allow-variant-plugin {_canonical(req.name)} to have one installed aside",
+                f"--allow-variant-plugin {canonicalize_name(req.name)} to have one installed aside",
             )
         if self.plugin_installer is None:  # pip-variants check, platform: nothing can be installed aside
             advice = (f"install it here to let pip-variants ask it ('{pip_install}'), "
                       "or check against a profile exported where it runs (--variant-profile)")
         else:
-            advice = f"to allow it, pass --allow-variant-plugin {_canonical(req.name)}"
+            advice = f"to allow it, pass --allow-variant-plugin {canonicalize_name(req.name)}"
         return self._untrusted(
             ns, f"variant provider {req.name!r} for namespace {ns!r} is not installed and not trusted", advice,
         )
@@ -522,7 +517,7 @@ class SupportResolver:
         does and says what that leaves out (and why the plugin did not answer)."""
         ns = info.namespace
         req = _first_requirement(info.requires, self.settings.marker_environment)
-        name = _canonical(req.name) if req is not None else ns
+        name = canonicalize_name(req.name) if req is not None else ns
         why = f"to have {name} itself answer, install it or pass --allow-variant-plugin {name}"
         if req is not None:
             allowed = _allowance(self.settings, req) is not None and self.plugin_installer is not None
@@ -564,7 +559,7 @@ class SupportResolver:
                 )
             allowance = _allowance(self.settings, req)
             if allowance is None:
-                untrusted.append(_canonical(req.name))
+                untrusted.append(canonicalize_name(req.name))
             elif allowance:  # NAME==VERSION: that version only
                 if req.specifier and not req.specifier.contains(allowance, prereleases=True):
                     return self._untrusted(

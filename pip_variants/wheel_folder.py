@@ -22,7 +22,9 @@ from urllib.parse import quote
 
 from ._atomic import write_new
 from .filename import (
+    PROJECT_NAME_RE,
     InvalidVariantFilename,
+    canonicalize_name,
     parse_variants_json_filename,
     parse_wheel_filename,
     variants_json_filename,
@@ -57,7 +59,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 _WHEEL_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?$")
 _WHEEL_VERSION_RE = re.compile(r"^[A-Za-z0-9.!+_]+$")
 _SDIST_RE = re.compile(r"^(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|zip)$")
-_SDIST_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")  # older sdists keep the dashes
 
 
 class PublishError(Exception):
@@ -70,12 +71,6 @@ def sha256_file(path: PathLike) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def _canonical(name: str) -> str:
-    from packaging.utils import canonicalize_name
-
-    return str(canonicalize_name(name))
 
 
 def _norm_version(version: str) -> str:
@@ -162,7 +157,7 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
                 # pip refuses it too; the name would become file and folder names here
                 skipped.append(f"{name}: not a valid project name and version in a wheel file name")
                 continue
-            key = (_canonical(parsed.name), _release_key(parsed.version))
+            key = (canonicalize_name(parsed.name), _release_key(parsed.version))
             rel = releases.setdefault(key, Release(key[0], parsed.name, _norm_version(parsed.version)))
             rel.wheels.append(path)
             if parsed.label is not None:
@@ -171,8 +166,9 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
             index_files.append(path)
         else:
             m = _SDIST_RE.match(name)
-            if m and _SDIST_NAME_RE.match(m.group("name")) and _WHEEL_VERSION_RE.match(m.group("version")):
-                others.setdefault(_canonical(m.group("name")), []).append(path)
+            # PROJECT_NAME_RE, not the wheel one: older sdists keep the dashes
+            if m and PROJECT_NAME_RE.match(m.group("name")) and _WHEEL_VERSION_RE.match(m.group("version")):
+                others.setdefault(canonicalize_name(m.group("name")), []).append(path)
             elif m:
                 skipped.append(f"{name}: not a valid project name and version in an sdist file name")
     for path in index_files:
@@ -180,7 +176,7 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
         if parsed_json is None:
             skipped.append(f"{path.name}: not a {{name}}-{{version}}-variants.json name")
             continue
-        key = (_canonical(parsed_json[0]), _release_key(parsed_json[1]))
+        key = (canonicalize_name(parsed_json[0]), _release_key(parsed_json[1]))
         if key in releases:
             rel = releases[key]
             if rel.index_file is None:
@@ -502,7 +498,7 @@ def release_siblings(
     if not root.is_dir():
         return None
     releases, _, _ = scan_releases(root)
-    rel = releases.get((_canonical(name), _release_key(version)))
+    rel = releases.get((canonicalize_name(name), _release_key(version)))
     if rel is None or not rel.variant_wheels:
         return None
     return combine_release(rel), sorted(rel.variant_wheels)

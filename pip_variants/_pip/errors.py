@@ -35,14 +35,15 @@ def as_user_error(exc: Exception, about: str = "") -> Optional[VariantInstallati
     naming a missing label, a ``--variant-strict`` failure), ``None`` for a bug.
     ``about`` (a wheel's filename) goes first when the message would not name it."""
     try:
-        from ..engine import StrictVariantError, VariantLabelNotFound, canonical_name
+        from ..engine import StrictVariantError, VariantLabelNotFound
+        from ..filename import canonicalize_name
     except Exception:  # noqa: BLE001 - the engine itself cannot load (a broken install): a bug, said as one
         return None
     from .state import variant_option
 
     prefix = f"{about}: " if about else ""
     if isinstance(exc, VariantLabelNotFound):
-        return VariantInstallationError(f"{prefix}{exc.worded(variant_option(canonical_name(exc.project), exc.label))}")
+        return VariantInstallationError(f"{prefix}{exc.worded(variant_option(canonicalize_name(exc.project), exc.label))}")
     if isinstance(exc, StrictVariantError):
         return VariantInstallationError(f"{prefix}{exc} (--variant-strict makes this an error)")
     return None

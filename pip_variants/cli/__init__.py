@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "print_json",
     "add_subcommand",
+    "environment_python",
 ]
 
 EXIT_OK = 0
@@ -50,6 +51,19 @@ class CLIError(Exception):
 
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def environment_python(prefix: str, name: Optional[str] = None) -> Optional[str]:
+    """The interpreter of the environment rooted at ``prefix`` (a venv, a conda
+    environment, a Python installation), trying ``bin/NAME`` first when given
+    (``python3.12``), or ``None`` where there is none."""
+    candidates = [f"bin/{name}"] if name else []
+    candidates += ["bin/python3", "bin/python", "Scripts/python.exe", "python.exe"]
+    for candidate in candidates:
+        python = os.path.join(prefix, *candidate.split("/"))
+        if os.path.isfile(python) and os.access(python, os.X_OK):
+            return python
+    return None
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, List, Optional
 
 from .._display import shell_word
-from . import CLIError, add_subcommand, print_json
+from . import CLIError, add_subcommand, environment_python, print_json
 
 __all__ = ["register"]
 
@@ -33,18 +33,10 @@ def _paths(result: Any) -> list:
     return []
 
 
-def _python_of(prefix: str) -> Optional[str]:
-    for rel in (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"), ("python.exe",)):
-        exe = os.path.join(prefix, *rel)
-        if os.path.isfile(exe):
-            return exe
-    return None
-
-
 def _has_pip_variants(activation: Any, prefix: str) -> bool:
     """Can the environment at ``prefix`` import pip_variants (what its shim hands over to)?
     Asked of its own Python where there is one: it may inherit a base installation's."""
-    python = _python_of(prefix)
+    python = environment_python(prefix)
     if python is None:
         return (activation.site_packages(prefix) / "pip_variants" / "__init__.py").is_file()
     import subprocess
@@ -66,7 +58,7 @@ def _other_site_dirs(activation: Any, prefix: str) -> List[Any]:
     """The site directories other than its own whose start-up files the Python
     of ``prefix`` runs (user site; a base installation with
     ``--system-site-packages``), as that Python says; none when it cannot say."""
-    python = _python_of(prefix)
+    python = environment_python(prefix)
     if python is None:
         return []
     import json
@@ -118,7 +110,7 @@ def _do(args: argparse.Namespace, action: str) -> int:
         if not args.json:
             for path in _paths(result):
                 sys.stdout.write(f"{_verb(action)} {path}\n")
-        python = _python_of(prefix)
+        python = environment_python(prefix)
         install = f"{shell_word(python)} -m pip install pip-variants" if python else "install pip-variants there"
         raise CLIError(
             f"pip-variants is not installed in {prefix}: the start-up shim is in place, but pip there "

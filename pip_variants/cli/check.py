@@ -8,7 +8,7 @@ import sys
 from typing import List, Optional
 
 from .._display import shell_word
-from . import EXIT_ERROR, EXIT_OK, add_subcommand, print_json
+from . import EXIT_ERROR, EXIT_OK, add_subcommand, environment_python, print_json
 
 __all__ = ["register", "format_report"]
 
@@ -53,18 +53,8 @@ def _environment_python(site_packages: str) -> Optional[str]:
         return None
     lib, version = os.path.split(parent)
     if os.name == "nt":
-        prefix = lib if version.lower() == "lib" else None
-        candidates = ["Scripts/python.exe", "python.exe"]
-    else:
-        prefix = os.path.dirname(lib) if version.startswith("python") else None
-        candidates = [f"bin/{version}", "bin/python3", "bin/python"]
-    if prefix is None:
-        return None
-    for candidate in candidates:
-        python = os.path.join(prefix, *candidate.split("/"))
-        if os.path.isfile(python) and os.access(python, os.X_OK):
-            return python
-    return None
+        return environment_python(lib) if version.lower() == "lib" else None
+    return environment_python(os.path.dirname(lib), version) if version.startswith("python") else None
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -118,3 +118,17 @@ def test_the_python_of_a_windows_environment_is_found(tmp_path, monkeypatch):
     assert found == str(python)
     assert check._environment_python(str(tmp_path / "wheels")) is None  # a --target folder
 
+
+
+def test_the_python_of_a_posix_environment_prefers_its_versioned_name(tmp_path):
+    from pip_variants.cli import check, environment_python
+
+    site = tmp_path / "env" / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    (tmp_path / "env" / "bin").mkdir()
+    for name in ("python3", "python3.12"):
+        (tmp_path / "env" / "bin" / name).write_text("")
+        (tmp_path / "env" / "bin" / name).chmod(0o755)
+    assert check._environment_python(str(site)) == str(tmp_path / "env" / "bin" / "python3.12")
+    assert environment_python(str(tmp_path / "env")) == str(tmp_path / "env" / "bin" / "python3")
+    assert environment_python(str(tmp_path / "nowhere")) is None
