@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .filename import PROJECT_NAME_RE, canonicalize_name
+from .filename import canonicalize_name, is_project_name
 
 __all__ = [
     "ABI_DEPENDENCY",
@@ -120,7 +120,7 @@ def parse_override(text: str) -> Tuple[Dict[str, str], List[str]]:
             continue
         name, sep, version = item.partition("==")
         name, version = name.strip(), version.strip()
-        if not sep or not PROJECT_NAME_RE.match(name) or _release(version) is None:
+        if not sep or not is_project_name(name) or _release(version) is None:
             problems.append(f"{ENV_VARIABLE}: ignoring {item!r} (expected NAME==VERSION, e.g. torch==2.9.0)")
             continue
         out[canonicalize_name(name)] = version

@@ -25,7 +25,7 @@ __all__ = [
     "parse_variants_json_filename",
     "normalize_name",
     "canonicalize_name",
-    "PROJECT_NAME_RE",
+    "is_project_name",
     "LEGACY_LABEL_LENGTH",
 ]
 
@@ -36,8 +36,6 @@ LEGACY_LABEL_LENGTH = 16
 
 _VARIANTS_JSON_SUFFIX = "-variants.json"
 _NAME_NORMALIZE_RE = re.compile(r"[-_.]+")
-#: PEP 508 project names (as written, before normalisation).
-PROJECT_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
 class InvalidVariantFilename(ValueError):
@@ -77,6 +75,12 @@ def normalize_name(name: str) -> str:
 def canonicalize_name(name: str) -> str:
     """PEP 503 normalisation (``Nvidia_Variant.Provider`` -> ``nvidia-variant-provider``)."""
     return _NAME_NORMALIZE_RE.sub("-", name).lower()
+
+
+def is_project_name(name: str) -> bool:
+    """A PEP 508 project name as written (``Foo.Bar-baz``), before normalisation."""
+    # re caches the compiled pattern: compiled on first use, not when pip imports this module.
+    return re.match(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\Z", name) is not None
 
 
 def split_variant_label(filename: str) -> Tuple[str, Optional[str]]:

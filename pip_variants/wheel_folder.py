@@ -22,9 +22,9 @@ from urllib.parse import quote
 
 from ._atomic import write_new
 from .filename import (
-    PROJECT_NAME_RE,
     InvalidVariantFilename,
     canonicalize_name,
+    is_project_name,
     parse_variants_json_filename,
     parse_wheel_filename,
     variants_json_filename,
@@ -166,8 +166,8 @@ def scan_releases(directory: PathLike) -> Tuple[Dict[Tuple[str, str], Release], 
             index_files.append(path)
         else:
             m = _SDIST_RE.match(name)
-            # PROJECT_NAME_RE, not the wheel one: older sdists keep the dashes
-            if m and PROJECT_NAME_RE.match(m.group("name")) and _WHEEL_VERSION_RE.match(m.group("version")):
+            # is_project_name, not the wheel pattern: older sdists keep the dashes
+            if m and is_project_name(m.group("name")) and _WHEEL_VERSION_RE.match(m.group("version")):
                 others.setdefault(canonicalize_name(m.group("name")), []).append(path)
             elif m:
                 skipped.append(f"{name}: not a valid project name and version in an sdist file name")

@@ -76,3 +76,11 @@ def test_variants_json_names():
 def test_not_an_index_file_name(filename):
     # One dash between two non-empty parts, no slash: what the PEP 825 name allows.
     assert parse_variants_json_filename(filename) is None
+
+
+@pytest.mark.parametrize("name, ok", [("torch", True), ("Foo.Bar-baz_1", True), ("a", True), ("-a", False),
+                                      ("a-", False), ("a b", False), ("", False), ("a\n", False)])
+def test_is_project_name_follows_pep_508(name, ok):
+    from pip_variants.filename import is_project_name
+
+    assert is_project_name(name) is ok
