@@ -42,6 +42,7 @@ WATCHED = frozenset(
         "pip._internal.commands.index",
         "pip._internal.metadata.importlib._dists",
         "pip._internal.metadata.pkg_resources",
+        "pip._internal.operations.install.wheel",
     )
 )
 

@@ -8,6 +8,12 @@ module reads it (no pip, no network) for ``pip show`` / ``pip inspect`` /
 ``pip-variants check``, which asks whether each installed variant still fits
 the machine (a driver downgrade under a CUDA build, an image moved to another
 host).
+
+A wheel without a label is a non-variant wheel even when it carries a
+``variant.json`` (PEP 825; a labelled build copied to a plain name for older
+installers keeps its file). pip-variants marks such an install with a
+:data:`NON_VARIANT_FILE` in its ``.dist-info`` (listed in ``RECORD``), and every
+reader here and in the pip hooks then sees a non-variant distribution.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ __all__ = [
     "CheckResult",
     "CheckReport",
     "VARIANT_JSON",
+    "NON_VARIANT_FILE",
+    "mark_installed_without_label",
     "read_installed_variant",
     "find_dist_info",
     "variant_of",
@@ -33,6 +41,10 @@ __all__ = [
 ]
 
 VARIANT_JSON = "variant.json"
+#: In the ``.dist-info`` of a distribution installed from a wheel without a label: its ``variant.json`` does not apply.
+NON_VARIANT_FILE = "NON-VARIANT"
+_NON_VARIANT_TEXT = (b"Installed from a wheel without a variant label: a non-variant wheel (PEP 825),\n"
+                     b"whatever its variant.json says. Written by pip-variants.\n")
 
 
 @dataclass(frozen=True)
@@ -100,8 +112,12 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
+            return None
         name, version = _project_name(dist_info), _name_version(dist_info)[1]
         return InstalledVariant(name, version, "?", (), dist_info, error=f"{path}: {exc.strerror or exc}")
+    if os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
+        return None
     name, version = _project_name(dist_info), _name_version(dist_info)[1]
     from .metadata import InvalidVariantMetadata, load_metadata
     from .properties import format_property_set
@@ -119,6 +135,30 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
     label = labels[0]
     props = tuple(format_property_set(md.variants[label]))
     return InstalledVariant(name, version, label, props, dist_info, md)
+
+
+def mark_installed_without_label(lib_dir: str, dist_info_name: str) -> None:
+    """Mark ``lib_dir/dist_info_name`` as installed from a wheel without a label:
+    write :data:`NON_VARIANT_FILE` and list it in ``RECORD``, so that uninstalling
+    removes it with the rest."""
+    import base64
+    import hashlib
+
+    dist_info = os.path.join(lib_dir, dist_info_name)
+    record = os.path.join(dist_info, "RECORD")
+    if not os.path.isfile(record) or os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
+        return
+    with open(os.path.join(dist_info, NON_VARIANT_FILE), "wb") as fh:
+        fh.write(_NON_VARIANT_TEXT)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(_NON_VARIANT_TEXT).digest()).rstrip(b"=").decode()
+    line = f"{dist_info_name}/{NON_VARIANT_FILE},sha256={digest},{len(_NON_VARIANT_TEXT)}\r\n".encode()
+    with open(record, "rb+") as fh:  # pip writes RECORD with csv's \r\n
+        size = fh.seek(0, os.SEEK_END)
+        if size:
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                line = b"\r\n" + line
+        fh.write(line)
 
 
 def find_dist_info(location: str, name: str, version: Optional[str] = None) -> Optional[str]:

@@ -11,6 +11,7 @@ from pip_variants.installed import (
     check_installed,
     find_dist_info,
     iter_installed_variants,
+    mark_installed_without_label,
     read_installed_variant,
     reinstall_command,
     variant_of,
@@ -54,6 +55,24 @@ def test_read_installed_variant(site):
     assert v.describe() == "cu128 (nvidia :: cuda_version_lower_bound :: 12.8)"
     assert v.to_dict() == {"label": "cu128", "properties": ["nvidia :: cuda_version_lower_bound :: 12.8"]}
     assert read_installed_variant(str(site / "plain-1.0.dist-info")) is None
+
+
+def test_an_install_marked_without_label_is_non_variant(site):
+    info = site / "Torch_Pkg-2.9.0.dist-info"
+    (info / "RECORD").write_bytes(b"Torch_Pkg-2.9.0.dist-info/METADATA,,")  # no final newline
+    mark_installed_without_label(str(site), info.name)
+    mark_installed_without_label(str(site), info.name)  # once only
+    assert read_installed_variant(str(info)) is None
+    assert [v.name for v in iter_installed_variants([str(site)])] == []
+    lines = (info / "RECORD").read_bytes().split(b"\r\n")
+    assert lines[0] == b"Torch_Pkg-2.9.0.dist-info/METADATA,,"
+    assert lines[1].startswith(b"Torch_Pkg-2.9.0.dist-info/NON-VARIANT,sha256=") and lines[2] == b""
+    assert int(lines[1].rsplit(b",", 1)[1]) == (info / "NON-VARIANT").stat().st_size
+
+
+def test_no_mark_without_a_record(site):
+    mark_installed_without_label(str(site), "plain-1.0.dist-info")
+    assert not (site / "plain-1.0.dist-info" / "NON-VARIANT").exists()
 
 
 def test_the_name_is_the_one_metadata_spells(tmp_path):

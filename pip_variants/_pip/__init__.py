@@ -11,7 +11,8 @@ H6 :mod:`.sources`, H7 :mod:`.factory`, H8 :mod:`.req_command`, H9
 :mod:`.show` (``pip show`` / ``inspect`` / ``list -v``), H14-H17 :mod:`.abi_resolution` (ABI
 dependencies), H18 :mod:`.markers` (variant environment markers), H20 :mod:`.listing` (``pip list
 -o`` and ``pip index versions`` see variant wheels), H21 :mod:`.legacy_resolver` (kept builds under
-the legacy resolver). Release differences live in :mod:`._compat`.
+the legacy resolver), H22 :mod:`.wheel_install` (an install from a wheel without a label is marked
+non-variant). Release differences live in :mod:`._compat`.
 
 On a pip newer than the tested range, each watched module is patched only when
 :func:`.shape.problems` finds every hook point with the shape its hook expects;
@@ -62,6 +63,7 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
     "pip._internal.commands.index": ("listing",),
     "pip._internal.metadata.importlib._dists": ("markers",),
     "pip._internal.metadata.pkg_resources": ("markers",),
+    "pip._internal.operations.install.wheel": ("wheel_install",),
 }
 
 
@@ -70,7 +72,7 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
 #: (absent before pip 25.1), and the experimental ``index`` command (H20 only)
 _OPTIONAL_MODULES = frozenset(
     ("pip._internal.metadata.pkg_resources", "pip._internal.commands.lock", "pip._internal.commands.index",
-     "pip._internal.resolution.legacy.resolver")
+     "pip._internal.resolution.legacy.resolver", "pip._internal.operations.install.wheel")
 )
 
 

@@ -8,9 +8,8 @@ a class), the release number only where it cannot. Nothing else in
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Iterable, List, Optional, Tuple
-
-from ..filename import canonicalize_name
 
 __all__ = [
     "PIP_VERSION",
@@ -105,8 +104,14 @@ except ImportError:  # pragma: no cover - 23.2-24.0
 # them with top-level packaging objects (§6.12).
 from pip._vendor.packaging.version import InvalidVersion, Version
 
-# One PEP 503 normalisation for the whole package; the hooks reach it as _compat.canonical_name.
-canonical_name = canonicalize_name
+_CANON_RE = re.compile(r"[-_.]+")
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalisation, as :func:`pip_variants.filename.canonicalize_name`:
+    every pip run imports this module, variants or not, and must not pay for
+    importing the spec model."""
+    return _CANON_RE.sub("-", name).lower()
 
 
 def normalize_version(text: str, canonical: str) -> Optional[str]:

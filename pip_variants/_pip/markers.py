@@ -140,6 +140,10 @@ def _installed_environment(dist: Any) -> Any:
         return NON_VARIANT
     if not text:
         return NON_VARIANT
+    from .wheel_install import installed_without_label
+
+    if installed_without_label(dist):
+        return NON_VARIANT
     from ..metadata import InvalidVariantMetadata, load_metadata
 
     try:

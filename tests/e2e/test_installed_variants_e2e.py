@@ -195,3 +195,35 @@ def test_check_against_a_profile(installed_cu128, tmp_path):
                       env={DRIVER: "12.8"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"--variant-profile {profile}" in proc.stdout
+
+
+@newest_only
+def test_a_wheel_without_a_label_is_installed_as_non_variant_whatever_its_variant_json(
+    fresh_venv, index, machine, dist
+):
+    """FN-1: a labelled build copied to a plain name keeps its ``variant.json``;
+    installed, it is still a non-variant wheel (markers, ``pip show``, ``check``)."""
+    import shutil
+
+    from support.wheels import build_wheel
+
+    labelled = build_wheel(dist / "labelled", "pkg", "1.0", label="cu128", variant_json=CUDA,
+                           requires=['cu-dep ; variant_label == "cu128"', 'plain-dep ; variant_label == ""'])
+    (dist / "plain").mkdir()
+    plain = shutil.copy(labelled, dist / "plain" / "pkg-1.0-py3-none-any.whl")
+    index.add_file("pkg", plain)
+    for dep in ("cu-dep", "plain-dep"):
+        index.add_file(dep, build_wheel(dist / "deps", dep, "1.0"))
+    env = machine("12.8")
+    run_pip(fresh_venv, "install", *index_args(index), "pkg", env=env)
+    dist_info = fresh_venv.site_packages / "pkg-1.0.dist-info"
+    assert (dist_info / "NON-VARIANT").is_file()
+    assert "pkg-1.0.dist-info/NON-VARIANT,sha256=" in (dist_info / "RECORD").read_text()
+    names = {i["name"] for i in json.loads(run_pip(fresh_venv, "list", "--format=json").stdout)}
+    assert "plain-dep" in names and "cu-dep" not in names, names
+    assert "cu-dep" not in run_pip(fresh_venv, "check", env=env).stdout
+    assert "Variant:" not in run_pip(fresh_venv, "show", "pkg").stdout
+    check = run_python(fresh_venv, "-m", "pip_variants", "check", "--json", env=env)
+    assert json.loads(check.stdout)["results"] == [], check.stdout
+    run_pip(fresh_venv, "uninstall", "-y", "pkg")
+    assert not dist_info.exists()

@@ -51,6 +51,8 @@ TARGETS = [
     ("pip._internal.resolution.resolvelib.candidates", "ExtrasCandidate", "iter_dependencies"),
     ("pip._vendor.packaging._tokenizer", "Tokenizer", "__init__"),
     ("pip._vendor.packaging.markers", "Marker", "evaluate"),
+    # H22 (an install from a wheel without a label is marked non-variant)
+    ("pip._internal.operations.install.wheel", "", "install_wheel"),
 ]
 
 
