@@ -517,7 +517,9 @@ def render(expl: Explanation) -> str:
     else:
         lines.append(f"{title}")
     for src in expl.sources:
-        lines.append(f"  variant metadata: {src}")
+        # without an index file the record names where the wheels were found (a page, a folder)
+        what = "variant metadata" if src.split("#")[0].endswith((".json", ".whl")) else "variant wheels found on"
+        lines.append(f"  {what}: {src}")
     if expl.forced:
         lines.append(f"  --variant {expl.project}={expl.forced} asks for label {expl.forced!r}")
     for err in expl.metadata_errors:

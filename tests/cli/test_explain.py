@@ -80,6 +80,7 @@ def test_record_then_render(tmp_path):
 
     text = render(expl)
     assert text.startswith("demo 1.0: pip chooses demo-1.0-py3-none-any-g124.whl\n")
+    assert "  variant metadata: http://x/demo-1.0-variants.json\n" in text
     assert "* 1     demo-1.0-py3-none-any-g124.whl" in text
     assert STATIC_MISS in text
     assert "api: 12.4, 12.2" in text
@@ -327,3 +328,12 @@ def test_a_providers_feature_order_survives_the_record(tmp_path):
            wheels=[{"filename": "demo-1.0-py3-none-any-x.whl", "label": "x", "tags_fit": True}], selection=sel)
     expl = build_explanation(read_records(path), "demo", version="1.0")
     assert list(expl.providers[0].supported) == ["zz", "aa"]
+
+
+def test_a_release_without_an_index_file_names_the_page_it_was_found_on(tmp_path):
+    path = str(tmp_path / "records.jsonl")
+    record(path, project="demo", version="1.0", source_url="http://x/simple/demo/", wheels=_wheels(),
+           metadata_error="the page lists variant wheels but no demo-1.0-variants.json")
+    text = render(build_explanation(read_records(path), "demo", version="1.0"))
+    assert "  variant wheels found on: http://x/simple/demo/\n" in text
+    assert "variant metadata: " not in text
