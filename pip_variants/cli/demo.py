@@ -375,7 +375,9 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
             "(demo-tensor 1.0) as variant wheels (cu128, cu126, x86_64_v3, null) plus a plain wheel,\n"
             "serve them on 127.0.0.1, create a temporary venv with stock pip and pip-variants, and\n"
             "ask pip which wheel this machine, a T4, an H100 and a CPU-only box would get, and why.\n"
-            "Nothing is installed into this environment, and pip's own configuration is not used."
+            "Nothing is installed into this environment, and pip's own configuration is not used;\n"
+            "nor are the override variables (NV_VARIANT_PROVIDER_FORCE_*, PIP_VARIANTS_*): 'this\n"
+            "machine' is the real hardware. 'pip-variants platform' shows what overrides make of it."
         ),
         examples=_EXAMPLES,
         handler=_run,
