@@ -40,7 +40,6 @@ __all__ = [
     "AbiSource",
     "AbiRequirement",
     "AbiContext",
-    "is_abi_provider",
     "feature_project",
     "parse_value",
     "value_matches",
@@ -56,11 +55,6 @@ _VALUE_RE = re.compile(r"^\d+(\.\d+){0,2}$")
 
 #: origins whose version binds the chosen wheel to a requirement on the dependency
 BINDING_ORIGINS = ("installed", "resolver")
-
-
-def is_abi_provider(namespace: str, builtin: Optional[str]) -> bool:
-    """The literal namespace of the PEP drafts, or a P850 ``builtin`` entry."""
-    return namespace == ABI_DEPENDENCY or builtin == ABI_DEPENDENCY
 
 
 def feature_project(feature: str) -> str:

@@ -40,7 +40,6 @@ __all__ = [
     "shipped_files",
     "site_packages",
     "site_dirs",
-    "shim_files",
     "find_shims",
     "active_shim",
     "activate",
@@ -261,12 +260,6 @@ def active_shim(prefix: Optional[str] = None, also: Sequence[SiteDir] = ()) -> O
 def is_active(prefix: Optional[str] = None) -> bool:
     """Does a start-up shim make pip variant-aware here (or in ``prefix``)?"""
     return active_shim(prefix) is not None
-
-
-def shim_files(prefix: Optional[str] = None) -> List[Path]:
-    """The shim file paths in the site-packages of ``prefix`` (default: this environment)."""
-    site_dir = site_packages(prefix)
-    return [site_dir / n for n in _shim_names()]
 
 
 # ----------------------------------------------------------- activate/deactivate

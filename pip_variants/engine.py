@@ -169,9 +169,6 @@ class Selection:
                 others[label] = Rejection(label, "excluded", detail=f"--variant chose {self.forced!r}")
         return others
 
-    def allows(self, label: str) -> bool:
-        return label in self.order
-
     def rank(self, label: Optional[str]) -> int:
         """Sort value for pip: higher is better; non-variant 0; a label not allowed -1."""
         if label is None:

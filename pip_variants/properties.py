@@ -99,10 +99,6 @@ class VariantProperty:
     def __str__(self) -> str:
         return f"{self.namespace} :: {self.feature} :: {self.value}"
 
-    @property
-    def feature_key(self) -> VariantFeature:
-        return VariantFeature(self.namespace, self.feature)
-
     @classmethod
     def parse(cls, text: str) -> "VariantProperty":
         """Parse ``ns :: feature :: value``; any whitespace around ``::`` is accepted."""

@@ -18,8 +18,7 @@ from itertools import chain
 from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._record import record
-from .filename import NULL_LABEL
-from .metadata import ABI_DEPENDENCY, VariantMetadata
+from .metadata import VariantMetadata
 from .properties import PropertySet, Supported
 
 __all__ = [
@@ -81,12 +80,6 @@ class Ranking:
 
     order: Tuple[str, ...]
     rejected: Mapping[str, Rejection]
-
-    def position(self, label: str) -> Optional[int]:
-        try:
-            return self.order.index(label)
-        except ValueError:
-            return None
 
     @property
     def best(self) -> Optional[str]:
@@ -229,22 +222,3 @@ def rank_variants(
     keyed.sort()
     return Ranking(tuple(label for _, label in keyed), rejected)
 
-
-def variant_rank_value(ranking: Ranking, label: Optional[str]) -> int:
-    """A number for pip's sort key: higher is better; non-variant 0, rejected -1."""
-    if label is None:
-        return 0
-    pos = ranking.position(label)
-    if pos is None:
-        return -1
-    return 1 + len(ranking.order) - pos
-
-
-def null_is(label: str) -> bool:
-    return label == NULL_LABEL
-
-
-def abi_dependency_used(metadata: VariantMetadata) -> bool:
-    return ABI_DEPENDENCY in metadata.used_namespaces or any(
-        info.builtin == "abi_dependency" for info in metadata.providers.values()
-    )

@@ -38,7 +38,7 @@ from typing import BinaryIO, Dict, List, Mapping, Tuple, Union
 
 from ._atomic import replacing
 
-__all__ = ["WheelZipError", "WheelSource", "RawZipWriter", "rewrite_wheel", "read_member", "record_hash"]
+__all__ = ["WheelZipError", "WheelSource", "RawZipWriter", "rewrite_wheel", "record_hash"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -260,12 +260,6 @@ class RawZipWriter:
         shown = _MAX16 if many else count
         self._emit(_EOCD.pack(0x06054B50, 0, 0, shown, shown, _f32(cd_size), _f32(cd_start), 0))
         self._flush()
-
-
-def read_member(wheel: PathLike, name: str) -> bytes:
-    """One (small) member of ``wheel``, e.g. its METADATA, for a transform."""
-    with zipfile.ZipFile(wheel) as zf:
-        return zf.read(name)
 
 
 def _source_record(zf: zipfile.ZipFile, record_name: str) -> Dict[str, Tuple[str, int]]:

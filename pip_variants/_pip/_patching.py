@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Tuple
 
-__all__ = ["patch", "restore_all", "applied", "is_patched", "original"]
+__all__ = ["patch", "restore_all", "applied", "original"]
 
 _applied: Dict[Tuple[type, str], Any] = {}
 _order: List[Tuple[type, str]] = []
 
 WRAPPED_MARK = "__pip_variants_wraps__"
-
-
-def is_patched(owner: type, name: str) -> bool:
-    return (owner, name) in _applied
 
 
 def original(owner: type, name: str) -> Any:

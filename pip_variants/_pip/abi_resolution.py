@@ -50,6 +50,16 @@ __all__ = [
 ]
 
 
+def _abi_namespaces(metadata: Any) -> Set[str]:
+    """The namespaces the ABI provider answers in ``metadata``: the literal
+    ``abi_dependency`` of the PEP drafts and any P850 ``builtin`` entry naming it."""
+    from ..abi import ABI_DEPENDENCY
+
+    namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
+    namespaces.add(ABI_DEPENDENCY)
+    return namespaces
+
+
 def _requirements_of(link: Any) -> Tuple[Any, ...]:
     chosen = STATE.chosen.get(link.url_without_fragment) if link is not None else None
     return getattr(chosen, "abi", ()) if chosen is not None else ()
@@ -72,7 +82,11 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
         return ()
     if not text or "abi" not in text:  # most installed variants have no ABI property
         return ()
-    from ..abi import ABI_DEPENDENCY, AbiContext, feature_project, requirements_for
+    from .wheel_install import installed_without_label
+
+    if installed_without_label(dist):
+        return ()
+    from ..abi import AbiContext, feature_project, requirements_for
     from ..metadata import InvalidVariantMetadata, load_metadata
 
     try:
@@ -86,9 +100,9 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
                                 else AbiContext.from_environment())
     fixed = set(ctx.overrides) | set(ctx.profile)
     binding: Dict[str, List[str]] = {}
+    abi_namespaces = _abi_namespaces(md)
     for ns, features in props.items():
-        info = md.providers.get(ns)
-        if ns != ABI_DEPENDENCY and getattr(info, "builtin", None) != ABI_DEPENDENCY:
+        if ns not in abi_namespaces:
             continue
         for feature, values in features.items():
             if feature_project(feature) not in fixed:
@@ -99,10 +113,9 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
 def register_builds(project: str, version: str, metadata: Any) -> None:
     """Remember which ABI builds a release has (every variant's ABI values, those
     the selection set aside included), for H17's message."""
-    from ..abi import ABI_DEPENDENCY, feature_project, parse_value
+    from ..abi import feature_project, parse_value
 
-    namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
-    namespaces.add(ABI_DEPENDENCY)
+    namespaces = _abi_namespaces(metadata)
     builds = STATE.abi_builds.setdefault((_compat.canonical_name(project), version), {})
     for props in metadata.variants.values():
         for ns in namespaces.intersection(props):

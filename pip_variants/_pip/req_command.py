@@ -25,19 +25,6 @@ __all__ = ["patch", "VARIANT_COMMANDS", "configure_finder", "Options"]
 #: Commands whose finder selects variants; ``lock`` only carries the options.
 VARIANT_COMMANDS = ("install", "download", "wheel", "lock")
 
-#: optparse ``dest`` -> environment variable pip maps onto it (H11).
-ENV_NAMES = {
-    "pip_variants_no_variants": "PIP_NO_VARIANTS",
-    "pip_variants_variant": "PIP_VARIANT",
-    "pip_variants_profile": "PIP_VARIANT_PROFILE",
-    "pip_variants_allow_plugin": "PIP_ALLOW_VARIANT_PLUGIN",
-    "pip_variants_enable": "PIP_VARIANT_ENABLE",
-    "pip_variants_strict": "PIP_VARIANT_STRICT",
-    "pip_variants_exclude": "PIP_VARIANT_EXCLUDE",
-    "pip_variants_disable": "PIP_VARIANT_DISABLE",
-    "pip_variants_config": "PIP_VARIANT_CONFIG",
-}
-
 
 class Options:
     """The H11 option values of one command, with defaults when absent."""

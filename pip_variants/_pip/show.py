@@ -23,13 +23,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from . import _patching, messages
 from .state import STATE
 
-__all__ = ["patch", "SHOW_MODULES"]
-
-SHOW_MODULES = (
-    "pip._internal.commands.show",
-    "pip._internal.commands.inspect",
-    "pip._internal.commands.list",
-)
+__all__ = ["patch"]
 
 
 def _active() -> bool:

@@ -37,10 +37,6 @@ class FeatureConfig:
     def to_json(self) -> dict:
         return {"name": self.name, "values": list(self.values), "multi_value": self.multi_value}
 
-    @classmethod
-    def from_json(cls, data: dict) -> "FeatureConfig":
-        return cls(str(data["name"]), tuple(data["values"]), bool(data.get("multi_value", False)))
-
 
 class ProviderError(Exception):
     """A provider could not say what is supported (it crashed, timed out, or
