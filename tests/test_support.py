@@ -416,6 +416,30 @@ def test_the_endpoint_may_live_in_any_requires_distribution_and_on_pythonpath(tm
             "(provider-helper, provider-fict-e)") in answers[0].notice
 
 
+def test_an_installed_plugin_whose_dependency_is_only_on_pythonpath_runs(tmp_path, monkeypatch):
+    """HPC module systems and pip install --target put a plugin's declared
+    dependency on PYTHONPATH only: the runner (python -I) finds it there too."""
+    from pip_variants.support import _PluginProvider
+
+    site, target = tmp_path / "site", tmp_path / "target"
+    _installed(site, "provider-fict-p", "import ppdep\n"
+                                        "def get_supported_configs():\n"
+                                        "    return [{'name': 'k', 'values': ppdep.VALUES, 'multi_value': False}]\n")
+    _installed(target, "ppdep", "VALUES = ['p2', 'p1']\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", str(target))
+    monkeypatch.setattr(_PluginProvider, "_answers", {})  # a fresh process
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["fict_p"]},
+        "providers": {"fict_p": {"requires": ["provider-fict-p"]}},
+        "variants": {"p1": {"fict_p": {"k": ["p1"]}}},
+    })
+    supported, answers = SupportResolver().supported_for(md)
+    assert answers[0].source == "plugin:provider_fict_p", answers[0].notice
+    assert supported["fict_p"] == {"k": ("p2", "p1")}
+
+
 def test_an_endpoint_registered_as_an_entry_point_is_found_beside_a_malformed_one(tmp_path, monkeypatch):
     from pip_variants.support import _ships_endpoint
 

@@ -185,27 +185,40 @@ def _instantiate(cls, name):
         )
 
 
-def _takes_an_argument(function):
-    """Can ``function`` be given ``self``? (An instance method of a PEP 817-era plugin.)"""
+def _self_parameter(function):
+    """How ``function``, found in a class body, takes ``self``: ``"required"``
+    when its first parameter is a required positional one (an instance method
+    of a PEP 817-era plugin), ``"maybe"`` when that cannot be told (``*args``,
+    as a decorator's wrapper without ``functools.wraps`` has, or no signature),
+    else ``"no"`` (no parameter, or a defaulted one such as
+    ``known_properties=None``: variantlib 0.2 calls it on the class)."""
     import inspect
 
     try:
-        parameters = inspect.signature(function).parameters.values()
+        parameters = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
-        return True
-    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+        return "maybe"
+    if not parameters:
+        return "no"
+    first = parameters[0]
+    if first.kind == first.VAR_POSITIONAL:
+        return "maybe"
+    if first.kind in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD) and first.default is first.empty:
+        return "required"
+    return "no"
 
 
 def _callable_for(obj, name):
     """``(callable, retry_on_instance)`` for member ``name`` of the plugin object.
 
-    Current plugins are modules or classes with class/static methods, called
-    as they are. PEP 817-era plugins used instance methods, so a class whose
-    member is a plain function taking ``self`` is instantiated (without
-    arguments) first; one taking no argument is called on the class.
-    ``retry_on_instance`` is true for class members of unknown kind (e.g.
-    compiled methods): if calling them on the class fails with a TypeError,
-    the caller retries on an instance.
+    Current plugins are modules or classes whose members are called as they
+    are (variantlib 0.2: ``Plugin.get_supported_configs()``, the class never
+    instantiated). PEP 817-era plugins used instance methods, so a class
+    whose member is a plain function with a required first parameter
+    (``self``) is instantiated (without arguments) first; any other plain
+    function is called on the class. ``retry_on_instance`` is true where the
+    kind cannot be told (compiled methods, ``*args`` wrappers): if calling on
+    the class fails with a TypeError, the caller retries on an instance.
     """
     import inspect
 
@@ -215,9 +228,11 @@ def _callable_for(obj, name):
         except AttributeError:
             raise _PluginFailure("plugin has no %s()" % name)
         if inspect.isfunction(raw):
-            if not _takes_an_argument(raw):
-                return raw, False  # a plain function in a class body, called on the class (variantlib 0.2)
-            return getattr(_instantiate(obj, name), name), False
+            takes_self = _self_parameter(raw)
+            if takes_self == "required":
+                return getattr(_instantiate(obj, name), name), False
+            # Called on the class, so a class whose __init__ needs arguments works too.
+            return raw, takes_self == "maybe"
         retry = not isinstance(raw, (staticmethod, classmethod))
     else:
         retry = False

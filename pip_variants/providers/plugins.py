@@ -26,6 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from ..metadata import split_object_reference
 from .base import FeatureConfig, ProviderError
 
 __all__ = [
@@ -43,8 +44,6 @@ ENTRY_POINT_GROUP = "variant_plugins"
 #: The child script; executed by path so that it can run under any interpreter.
 RUNNER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plugin_runner.py")
 
-#: an entry point's object reference (variantlib's rule): blanks around the colon
-_PLUGIN_API_RE = re.compile(r"([\w.]+)\s*(?::\s*([\w.]+)\s*)?")
 _FEATURE_NAME_RE = re.compile(r"[a-z0-9_]+")
 _FEATURE_VALUE_RE = re.compile(r"[a-z0-9_.]+")
 
@@ -64,19 +63,13 @@ _LOAD_HINT = "check that the plugin package is installed there and that plugin-a
 def parse_plugin_api(ref: str) -> Tuple[str, Optional[str]]:
     """Split an endpoint ``module(:attr.path)?`` into ``(module, attr_path)``.
 
-    Blanks are allowed around the colon and at the end only (entry-point
-    object-reference syntax). Raises :class:`ValueError` for anything else.
+    The rule is :func:`pip_variants.metadata.split_object_reference`, the one
+    make-variant and metadata reading apply too. Raises :class:`ValueError`.
     """
-    match = _PLUGIN_API_RE.fullmatch(ref) if isinstance(ref, str) else None
-    if match is None:
-        raise ValueError(
-            f"invalid plugin API {ref!r}: expected 'module' or 'module:Object' "
-            "(word characters and '.' only)"
-        )
-    module, attr = match.group(1), match.group(2)
-    if any(not part for part in module.split(".")) or (attr is not None and any(not p for p in attr.split("."))):
-        raise ValueError(f"invalid plugin API {ref!r}: empty name between dots")
-    return module, attr
+    try:
+        return split_object_reference(ref)
+    except ValueError as exc:
+        raise ValueError(f"invalid plugin API {ref!r}: {exc}; expected 'module' or 'module:Object'") from None
 
 
 def default_plugin_api(requires: Sequence[str], environment: Optional[Mapping[str, str]] = None) -> str:
@@ -191,6 +184,15 @@ def _kill(proc: "subprocess.Popen[bytes]") -> None:
             pass
 
 
+def _pythonpath_entries() -> List[str]:
+    """This process's ``PYTHONPATH`` directories, for the runner to append
+    after the environment's own paths: ``-I`` drops the variable, yet a
+    plugin's declared dependency may be importable only through it (HPC module
+    systems, ``pip install --target`` folders). Absolute entries only: an
+    empty or relative one means the working directory, which ``-I`` keeps out."""
+    return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.isabs(p)]
+
+
 def _run_runner(
     request: dict,
     *,
@@ -207,6 +209,9 @@ def _run_runner(
     # the target environment (and the extra paths we send) decides what imports.
     # No -S: plugins installed in the target environment live in site-packages.
     cmd = [python, "-I", RUNNER_PATH]
+    # ... but PYTHONPATH's absolute entries come back as fallbacks: appended
+    # after site-packages, they complete the environment and shadow nothing in it.
+    request = dict(request, fallback_paths=list(request.get("fallback_paths", [])) + _pythonpath_entries())
     try:
         proc = subprocess.Popen(
             cmd,
@@ -328,9 +333,12 @@ def _hint_for(api: str, error: str) -> str:
     if missing is not None:
         name = missing.group(1)
         if name.split(".")[0] != module.split(".")[0]:  # not the plugin's own package
-            return (f"the plugin imports {name!r}, which is not installed with it: its package should "
-                    f"declare it as a dependency (tell its authors); meanwhile install the package that "
-                    "provides it into this environment")
+            # Whether the plugin's package declares it is not known here (a
+            # dependency may be missing, or installed where the runner does not look).
+            return (f"the plugin imports {name!r}, which cannot be imported in the plugin's environment "
+                    "(its site-packages, then PYTHONPATH's absolute entries): install the package that "
+                    "provides it there, and if the plugin's package does not declare it as a dependency, "
+                    "tell its authors")
     return _LOAD_HINT
 
 
@@ -415,7 +423,8 @@ def run_plugins(
     first on the child's ``sys.path`` (e.g. an :func:`isolated_plugin_dir`);
     ``fallback_paths``: directories appended to it (where this process found
     an installed plugin that the child, started with ``-I``, would not see:
-    one on ``PYTHONPATH``).
+    one on ``PYTHONPATH``); this process's absolute ``PYTHONPATH`` entries
+    always follow them (a plugin's dependency may live there).
     ``timeout``: seconds for the whole child; on expiry it is killed together
     with anything it started. ``method``: ``get_supported_configs`` (install
     time) or ``get_all_configs`` (build tools).

@@ -79,6 +79,33 @@ PLUGIN_SOURCES: Dict[str, str] = {
             def get_supported_configs():  # no self: variantlib 0.2 calls it on the class
                 return [{"name": "d", "values": ["dy"], "multi_value": 0}]
     """,
+    # Functions without a required first parameter, called on the class as variantlib 0.2 calls them
+    "p_shapes_without_self": """
+        class Cfg:
+            def __init__(self, n, v, m=False):
+                self.name, self.values, self.multi_value = n, v, m
+        def memo(f):  # a decorator without functools.wraps: its wrapper is (*a, **k)
+            box = []
+            def inner(*a, **k):
+                if not box:
+                    box.append(f(*a, **k))
+                return box[0]
+            return inner
+        class NoWraps:
+            @memo
+            def get_supported_configs():
+                return [Cfg("w", ["w2", "w1"])]
+        class DefArg:
+            def get_supported_configs(known_properties=None):  # an instance would arrive as the argument
+                return [Cfg("d", ["d2", "d1"])] if known_properties is None else [Cfg("d", ["d1"])]
+        class DefArgInit(DefArg):
+            def __init__(self, required):
+                raise AssertionError("must not be instantiated")
+        class WrappedSelf:  # the older API's instance method behind such a wrapper: retried on an instance
+            @memo
+            def get_supported_configs(self):
+                return [Cfg("s", ["s1"])]
+    """,
     "p_needs_a_dependency": """
         from variantlib_not_installed.models import VariantFeatureConfig
     """,
@@ -300,17 +327,58 @@ def test_a_function_without_self_in_a_class_is_called_on_the_class(plugin_path):
     assert run_one("p_bare_function_in_class:Plugin", plugin_path).configs == [FeatureConfig("d", ("dy",), False)]
 
 
+@pytest.mark.parametrize("api, configs", [
+    ("p_shapes_without_self:NoWraps", [FeatureConfig("w", ("w2", "w1"))]),
+    ("p_shapes_without_self:DefArg", [FeatureConfig("d", ("d2", "d1"))]),
+    ("p_shapes_without_self:DefArgInit", [FeatureConfig("d", ("d2", "d1"))]),
+    ("p_shapes_without_self:WrappedSelf", [FeatureConfig("s", ("s1",))]),
+])
+def test_a_class_function_without_a_required_first_parameter_is_called_on_the_class(plugin_path, api, configs):
+    res = run_one(api, plugin_path)
+    assert isinstance(res, PluginResult), res
+    assert res.configs == configs
+
+
 def test_a_missing_dependency_of_the_plugin_is_named_as_such(plugin_path):
     err = run_one("p_needs_a_dependency", plugin_path)
     assert isinstance(err, ProviderError)
     assert "No module named 'variantlib_not_installed'" in err.message
-    assert "the plugin imports 'variantlib_not_installed', which is not installed with it" in err.message
+    assert ("the plugin imports 'variantlib_not_installed', which cannot be imported in the plugin's "
+            "environment") in err.message
+    assert "should declare it" not in err.message  # it may be declared, and installed where the runner does not look
     missing = run_one("p_not_there_at_all:Plugin", plugin_path)
     assert "check that the plugin package is installed there" in missing.message
     # found, but its own code raised while importing: the plugin needs fixing, not installing
     broken = run_one("p_fails_at_import:Plugin", plugin_path)
     assert "RuntimeError: no hardware library found" in broken.message
     assert "fix or upgrade the plugin" in broken.message and "is installed there" not in broken.message
+
+
+def test_a_dependency_importable_only_through_pythonpath_is_found(tmp_path, monkeypatch):
+    """The runner starts with -I (no PYTHONPATH), yet a plugin's dependency may
+    live only there (HPC module systems, pip install --target): its absolute
+    entries are appended after site-packages, so they shadow nothing there."""
+    plugin_dir, dep_dir = tmp_path / "plugin", tmp_path / "pythonpath"
+    plugin_dir.mkdir()
+    dep_dir.mkdir()
+    (dep_dir / "pp_dependency.py").write_text("VALUES = ['p2', 'p1']\n")
+    (dep_dir / "packaging.py").write_text("SHADOW = True\n")  # installed in site-packages: must not win
+    (plugin_dir / "pp_plugin.py").write_text(textwrap.dedent("""
+        import packaging
+        import pp_dependency
+        def get_supported_configs():
+            return [{"name": "p", "values": pp_dependency.VALUES},
+                    {"name": "shadowed", "values": [str(hasattr(packaging, "SHADOW")).lower()]}]
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["", "pythonpath", str(dep_dir)]))
+    res = run_one("pp_plugin", str(plugin_dir))
+    assert isinstance(res, PluginResult), res
+    assert res.configs == [FeatureConfig("p", ("p2", "p1")), FeatureConfig("shadowed", ("false",))]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["", "pythonpath"]))  # the working directory: kept out
+    missing = run_one("pp_plugin", str(plugin_dir))
+    assert isinstance(missing, ProviderError)
+    assert "No module named 'pp_dependency'" in missing.message
 
 
 def test_unrecognised_instance_method_retried_on_instance(plugin_path):
