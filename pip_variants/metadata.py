@@ -50,6 +50,7 @@ __all__ = [
     "describing_only",
     "find_variant_json",
     "check_consistency",
+    "split_object_reference",
 ]
 
 #: Larger files are refused: real ones (torch, numpy) are a few kB.
@@ -69,14 +70,52 @@ SCHEMA_URLS: Dict[Version, str] = {
 _HEX = Charset(HEX_DIGITS, r"^[0-9a-f]+$")
 
 
-def _is_object_reference(text: str) -> bool:
-    """``module.path`` or ``module.path:Object``, as entry points write them: word
-    characters and dots, blanks allowed around the colon (variantlib's rule,
-    ``[\\w.]+\\s*(:\\s*[\\w.]+\\s*)?``)."""
+def _is_name(part: str) -> bool:
+    """Word characters only (what ``\\w`` matches: letters and digits of any
+    script, and ``_``), as an entry point's module and attribute names are."""
+    return part.replace("_", "a").isalnum()
+
+
+def _check_dotted(dotted: str, what: str) -> None:
+    if not dotted:
+        raise ValueError(f"no {what}")
+    for part in dotted.split("."):
+        if not part:
+            raise ValueError(f"empty name between dots in {what} {dotted!r}")
+        if not _is_name(part):
+            raise ValueError(f"{part!r} in {what} {dotted!r} is not a name (letters, digits and '_' only)")
+
+
+def split_object_reference(text: str) -> Tuple[str, Optional[str]]:
+    """``(module, attribute_path)`` of a ``plugin-api``: ``module.path`` or
+    ``module.path:Object.attr``, the entry-point object reference syntax
+    (``[\\w.]+ *(: *[\\w.]+ *)?``, as importlib.metadata and variantlib read it):
+    blanks around the colon and at the end, none before the module, no empty
+    name between dots. The one rule for make-variant, reading metadata and
+    running plugins. Raises :class:`ValueError` saying what is wrong.
+
+    No regex: this runs on pip's path for every variant release.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected a string, got {type(text).__name__}")
+    if text[:1].isspace():
+        raise ValueError("blank before the module name")
     module, colon, attr = text.partition(":")
-    parts = (module.rstrip(), attr.strip()) if colon else (module.rstrip(),)
-    # "_" and "." are the only non-alphanumerics a part may hold (no regex: read on pip's path)
-    return not text[:1].isspace() and all(p and p.replace(".", "a").replace("_", "a").isalnum() for p in parts)
+    module = module.rstrip()
+    _check_dotted(module, "module")
+    if not colon:
+        return module, None
+    attr = attr.strip()
+    _check_dotted(attr, "object path")
+    return module, attr
+
+
+def _is_object_reference(text: str) -> bool:
+    try:
+        split_object_reference(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
@@ -93,7 +132,6 @@ def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
 
 
 _PROVIDER_KEYS_020 = {"requires", "plugin-api", "static-properties", "feature-order", "builtin", "optional"}
-_PROVIDER_KEYS_00X = {"requires", "plugin-api", "enable-if", "install-time", "optional", "plugin-use"}
 
 
 class InvalidVariantMetadata(ValueError):
@@ -155,10 +193,6 @@ class VariantMetadata:
     property_priorities: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
     #: labels whose entry is unusable (e.g. a non-null label with no properties)
     invalid_labels: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def schema_url(self) -> str:
-        return SCHEMA_URLS.get(self.schema, "")
 
     def provider(self, namespace: str) -> ProviderInfo:
         return self.providers.get(namespace) or ProviderInfo(namespace)
@@ -327,7 +361,7 @@ def parse_metadata(data: Any, source: str = "<variant metadata>") -> VariantMeta
     if version >= (0, 2, 0):
         providers = _read_providers_020(r, data, namespaces)
     elif version < (0, 1, 0):
-        providers = _read_providers_00x(r, data, namespaces, feature_prio, property_prio)
+        providers = _read_providers_00x(r, data, feature_prio, property_prio)
     # 0.1.x carries no provider information: the installer's registry decides.
 
     return VariantMetadata(
@@ -387,8 +421,10 @@ def _requires(r: _Reader, raw: Any, where: str) -> Tuple[str, ...]:
 
 
 def _plugin_api(r: _Reader, raw: Any, where: str) -> str:
-    if not isinstance(raw, str) or not _is_object_reference(raw):
-        raise r.fail(f"{where}: {raw!r} is not an object reference 'module(:attr)'")
+    try:
+        split_object_reference(raw)
+    except ValueError as exc:
+        raise r.fail(f"{where}: {raw!r} is not an object reference 'module(:attr)' ({exc})") from None
     return raw
 
 
@@ -448,7 +484,6 @@ def _read_providers_020(r: _Reader, data: Mapping[str, Any], namespaces: Sequenc
 def _read_providers_00x(
     r: _Reader,
     data: Mapping[str, Any],
-    namespaces: Sequence[str],
     feature_prio: Mapping[str, Tuple[str, ...]],
     property_prio: Mapping[str, Mapping[str, Tuple[str, ...]]],
 ) -> Dict[str, ProviderInfo]:

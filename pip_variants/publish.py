@@ -33,6 +33,7 @@ from .metadata import (
     VariantMetadata,
     load_wheel_metadata,
     parse_metadata,
+    split_object_reference,
 )
 from .metadata_write import to_json_dict
 from .properties import (
@@ -101,8 +102,9 @@ DEFAULT_PROVIDERS: Mapping[str, Mapping[str, object]] = {
     },
 }
 
-_PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=\s*(?P<api>[^;\s]+)\s*$")
-_PLUGIN_API_RE = re.compile(r"^[A-Za-z0-9_.]+(:[A-Za-z0-9_.]+)?$")
+#: a trailing ``;plugin-api=...``; the value may hold blanks (``mod : Obj``),
+#: so everything up to the end is taken and judged by ``split_object_reference``
+_PLUGIN_API_SUFFIX_RE = re.compile(r"\s*;\s*plugin-api\s*=(?P<api>[^;]*)$")
 
 
 # ----------------------------------------------------------------------- options
@@ -117,6 +119,19 @@ class ProviderSpec:
     plugin_api: Optional[str] = None
     #: ``None``: a plugin; ``()`` with ``static=True``: static, values taken from the wheel
     static: Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]] = None
+
+
+def _plugin_api_option(text: str, api: str) -> str:
+    """``api`` checked by the rule index reading and the plugin runner apply,
+    written without blanks (``mod : Obj`` -> ``mod:Obj``): the form every
+    reader of the metadata takes, variantlib's included."""
+    try:
+        module, attr = split_object_reference(api)
+    except ValueError as exc:
+        raise PublishError(
+            f"invalid --provider {text!r}: plugin-api {api!r} is not 'module' or 'module:Object' ({exc})"
+        ) from None
+    return module if attr is None else f"{module}:{attr}"
 
 
 def parse_provider_option(text: str) -> Tuple[str, str, Optional[str]]:
@@ -139,10 +154,8 @@ def parse_provider_option(text: str) -> Tuple[str, str, Optional[str]]:
     api: Optional[str] = None
     m = _PLUGIN_API_SUFFIX_RE.search(rest)
     if m:
-        api = m.group("api")
+        api = _plugin_api_option(text, m.group("api").strip())
         rest = rest[: m.start()]
-        if not _PLUGIN_API_RE.match(api):
-            raise PublishError(f"invalid --provider {text!r}: plugin-api {api!r} is not 'module' or 'module:Object'")
     requirement = rest.strip()
     from packaging.requirements import InvalidRequirement, Requirement
 

@@ -15,6 +15,7 @@ from pip_variants.metadata import (
     load_wheel_metadata,
     parse_metadata,
     schema_version,
+    split_object_reference,
 )
 
 from support.metadata_docs import TORCH_28, V002, V003, V011, V020, V020_DOC
@@ -326,26 +327,75 @@ def test_feature_and_value_priorities_of_a_0_1_1_file_are_ignored():
     assert md.feature_priorities == {} and md.property_priorities == {}
 
 
-@pytest.mark.parametrize(
-    "api, ok",
-    [
-        ("nvidia_variant_provider.plugin:NvidiaVariantPlugin", True),
-        ("nvidia_variant_provider.plugin : NvidiaVariantPlugin", True),
-        ("pkg.module", True),
-        ("a:b", True),
-        ("a:b:c", False),
-        (" a:b", False),
-        ("a:b ", True),  # the entry-point object reference syntax, as variantlib reads it
-        ("mödul:Klasse", True),
-        ("a:", False),
-        (":b", False),
-        ("a-b:c", False),
-        ("a :\tb", True),
-        ("", False),
-    ],
-)
-def test_plugin_api_object_reference(api, ok):
-    assert _is_object_reference(api) is ok
+#: (plugin-api, (module, object path) or None when refused): the one rule that
+#: reading metadata, make-variant and the plugin runner share
+OBJECT_REFERENCES = [
+    ("nvidia_variant_provider.plugin:NvidiaVariantPlugin", ("nvidia_variant_provider.plugin", "NvidiaVariantPlugin")),
+    ("nvidia_variant_provider.plugin : NvidiaVariantPlugin", ("nvidia_variant_provider.plugin", "NvidiaVariantPlugin")),
+    ("inst_plugin : Outer.Inner.obj", ("inst_plugin", "Outer.Inner.obj")),
+    ("pkg.module", ("pkg.module", None)),
+    ("pkg.module ", ("pkg.module", None)),
+    ("a:b", ("a", "b")),
+    ("a:b ", ("a", "b")),  # the entry-point object reference syntax, as variantlib reads it
+    ("a :\tb", ("a", "b")),
+    ("mödul:Klasse", ("mödul", "Klasse")),  # names are not ASCII only, as Python's are not
+    ("_x1.y_2:Z", ("_x1.y_2", "Z")),
+    ("a:b:c", None),
+    (" a:b", None),
+    ("a:", None),
+    (":b", None),
+    ("a-b:c", None),
+    ("a b", None),
+    ("a:b c", None),
+    ("a..b", None),
+    (".a", None),
+    ("a.", None),
+    ("a:.b", None),
+    ("a:b..c", None),
+    ("a.:b", None),
+    ("a:b[extra]", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize("api, parts", OBJECT_REFERENCES)
+def test_plugin_api_object_reference(api, parts):
+    assert _is_object_reference(api) is (parts is not None)
+    if parts is None:
+        with pytest.raises(ValueError):
+            split_object_reference(api)
+    else:
+        assert split_object_reference(api) == parts
+
+
+@pytest.mark.parametrize("api, parts", OBJECT_REFERENCES)
+def test_plugin_api_rule_is_the_same_for_reading_running_and_publishing(api, parts):
+    from pip_variants.providers.plugins import parse_plugin_api
+    from pip_variants.publish import PublishError, parse_provider_option
+
+    doc = {
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["ns"]},
+        "providers": {"ns": {"requires": ["ns-provider"], "plugin-api": api}},
+        "variants": {"v": {"ns": {"f": ["x"]}}},
+    }
+    option = f"ns=ns-provider;plugin-api={api}"
+    if parts is None:
+        with pytest.raises(InvalidVariantMetadata, match="is not an object reference"):
+            parse_metadata(doc)
+        with pytest.raises(ValueError, match="invalid plugin API"):
+            parse_plugin_api(api)
+        if _is_object_reference(api.strip()):  # " a:b": in the option, blanks after '=' are the option's
+            assert parse_provider_option(option)[2] == api.strip()
+        else:
+            with pytest.raises(PublishError, match="plugin-api"):
+                parse_provider_option(option)
+    else:
+        assert parse_metadata(doc).providers["ns"].plugin_api == api
+        assert parse_plugin_api(api) == parts
+        # written without blanks, the form every reader takes
+        assert parse_provider_option(option)[2] == (parts[0] if parts[1] is None else ":".join(parts))
+
 
 
 def test_a_null_only_0_0_x_file_may_list_no_namespace():

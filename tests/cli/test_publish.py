@@ -147,12 +147,15 @@ def test_provider_and_static_options(plain, tmp_path):
     ("acme=acme-provider;plugin-api=acme.p:Plugin", "acme", "acme-provider", "acme.p:Plugin"),
     ("acme = acme-provider ; sys_platform == 'linux' ; plugin-api = m", "acme",
      "acme-provider ; sys_platform == 'linux'", "m"),
+    # blanks around the colon, as entry points allow: written without them
+    ("inst=inst-plugin;plugin-api=inst_plugin : Outer.Inner.obj", "inst", "inst-plugin", "inst_plugin:Outer.Inner.obj"),
 ])
 def test_parse_provider_option(text, ns, req, api):
     assert parse_provider_option(text) == (ns, req, api)
 
 
-@pytest.mark.parametrize("text", ["acme", "=x", "ACME=x", "acme=not a req!!", "acme=x;plugin-api=bad api"])
+@pytest.mark.parametrize("text", ["acme", "=x", "ACME=x", "acme=not a req!!", "acme=x;plugin-api=bad api",
+                                  "acme=x;plugin-api=", "acme=x;plugin-api=a..b"])
 def test_parse_provider_option_errors(text):
     with pytest.raises(PublishError, match="--provider"):
         parse_provider_option(text)
