@@ -323,7 +323,7 @@ class SupportResolver:
         ]
         for ns in namespaces:
             info = metadata.provider(ns)
-            if ns == ABI_DEPENDENCY or info.builtin == ABI_DEPENDENCY:  # abi.is_abi_provider
+            if ns == ABI_DEPENDENCY or info.builtin == ABI_DEPENDENCY:
                 answer = self.abi_support(info, metadata)
             else:
                 answer = self.namespace_support(info, _beyond_builtin(info, metadata, self.settings))
@@ -456,7 +456,8 @@ class SupportResolver:
             owner = self._endpoint_owner(info, api)
             if owner is None:
                 return self._foreign_endpoint(ns, req, api, info)
-            # Where this process found it: the child (python -I) does not see PYTHONPATH.
+            # Where this process found it: the child (python -I) does not see PYTHONPATH
+            # (plugins._run_runner appends PYTHONPATH's entries after it, for the plugin's dependencies).
             plugin = _PluginProvider(ns, api, canonicalize_name(owner[0].name), owner[1] or version, self.settings.python,
                                      (), self.settings.plugin_timeout, _location_of(owner[0].name))
             return self._run(ns, plugin, f"plugin:{api}")

@@ -215,7 +215,9 @@ def _report_taken(ctx: Any, resolved: Mapping[str, Any]) -> None:
     """The chosen-variant line of each variant wheel the resolver took that no
     line named: an older release it backtracked to (settled late, :mod:`.deferred`),
     or another build of the same version (ABI builds, H16). The finder's lines
-    name the best build of the release pip looked at first."""
+    name the best build of the release pip looked at first; where the resolver
+    then took a file without a label of another release, a line says so, or
+    the last line about that project would name a release pip does not install."""
     if not messages.info_enabled():
         return
     from .context import label_of
@@ -224,6 +226,8 @@ def _report_taken(ctx: Any, resolved: Mapping[str, Any]) -> None:
         link = getattr(build, "source_link", None)
         label = label_of(link) if link is not None else None
         if label is None:
+            if link is not None:
+                _say_left_behind(name, build)
             continue
         version = release_key(name, build.version)
         if STATE.announced.get((name, version)) == label:
@@ -232,6 +236,15 @@ def _report_taken(ctx: Any, resolved: Mapping[str, Any]) -> None:
         if out is not None and out.selection is not None:
             STATE.announced[(name, version)] = label
             messages.info_once(out.selection.describe(label))
+
+
+def _say_left_behind(name: str, build: Any) -> None:
+    version = release_key(name, build.version)
+    said = [v for (project, v) in STATE.announced if project == name and v != version]
+    if said and (name, version) not in STATE.announced:
+        STATE.announced[(name, version)] = ""
+        messages.info_once(f"{name} {build.version}: not a variant wheel; pip takes this release, "
+                           f"not {' or '.join(said)} named above")
 
 
 def _close_pool(resolver: Any) -> None:

@@ -203,3 +203,14 @@ def test_the_legacy_resolver_warns_about_the_mismatched_pair_it_cannot_avoid(var
             "it never goes back to another build") in text, err
     assert text.count("legacy resolver chose") == 1, err
     assert_clean(err)
+
+
+def test_a_plain_release_the_resolver_backtracks_to_gets_a_line_too(variant_venv, publish, chain):
+    """attn-like 3.0 has a torch 2.7 build only, and torch-like 2.7.0 is a plain wheel:
+    the chosen line of the torch-like release looked at first is not the last word."""
+    publish("attn-like", "3.0", abi_release({"torch27": ["2.7"]}), plain=False, requires=["torch-like"])
+    proc = run_pip(variant_venv, "install", "--dry-run", *index_args(chain), "attn-like==3.0", env=H100)
+    assert "Would install attn-like-3.0 torch-like-2.7.0" in proc.stdout, proc.stdout + proc.stderr
+    if "torch-like 2.9.0: variant" in proc.stdout:
+        assert "torch-like 2.7.0: not a variant wheel; pip takes this release, not 2.9.0" in proc.stdout, proc.stdout
+    assert_clean(proc.stderr)
