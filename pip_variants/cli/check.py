@@ -5,24 +5,30 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from .._display import shell_word
 from . import EXIT_ERROR, EXIT_OK, add_subcommand, environment_python, print_json
 
+if TYPE_CHECKING:
+    from ..installed import CheckReport
+
 __all__ = ["register", "format_report"]
 
 
-def format_report(report) -> str:  # type: ignore[no-untyped-def]
+def format_report(report: "CheckReport") -> str:
     """Human-readable lines for a :class:`~pip_variants.installed.CheckReport`."""
     results = report.results
     if not results:
         return "no installed distribution carries a variant (no *.dist-info/variant.json)\n"
     lines: List[str] = []
     bad = report.not_fitting
+    # Several folders (check --path A --path B): each line says which one.
+    folders = {os.path.dirname(r.variant.dist_info) for r in results}
     for r in results:
         v = r.variant
-        head = f"{v.name} {v.version}  variant {v.label}"
+        where = f"  in {os.path.dirname(v.dist_info)}" if len(folders) > 1 else ""
+        head = f"{v.name} {v.version}  variant {v.label}{where}"
         if r.status == "fits":
             lines.append(f"ok       {head}")
         elif r.status == "does-not-fit":

@@ -27,6 +27,15 @@ def test_check_fits(run_cli, tmp_path):
     assert proc.stderr == ""
 
 
+def test_check_of_several_folders_says_where_each_build_is(run_cli, tmp_path):
+    first, second = _site(tmp_path / "a"), _site(tmp_path / "b")
+    (second / "pkg-1.0.dist-info").rename(second / "other-1.0.dist-info")
+    proc = run_cli("check", "--path", str(first), "--path", str(second), env={DRIVER: "12.9"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:2] == [f"ok       pkg 1.0  variant cu128  in {first}",
+                                            f"ok       other 1.0  variant cu128  in {second}"]
+
+
 def test_check_does_not_fit(run_cli, tmp_path):
     site = _site(tmp_path)
     proc = run_cli("check", "--path", str(site), env={DRIVER: "12.6"})
