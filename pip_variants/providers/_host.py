@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Dict, Optional
 
-__all__ = ["boot_id", "read_hex", "stat_signature"]
+__all__ = ["boot_id", "cpu_cache_inputs", "current_machine", "read_hex", "stat_signature"]
 
 
 def read_hex(path: str) -> int:
@@ -46,3 +47,31 @@ def boot_id() -> str:
             return f.read().strip()
     except Exception:  # noqa: BLE001 - no such file, no ctypes, another libc: unknown
         return ""
+
+
+def current_machine() -> str:
+    """The machine name, as ``platform.machine()`` gives it."""
+    # On POSIX platform.machine() is os.uname().machine; skipping the platform
+    # import saves a millisecond or two at start-up.
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
+
+
+def cpu_cache_inputs(machine: Optional[str], proc_cpuinfo: str, override_env: str) -> Dict[str, str]:
+    """The cache inputs of a CPU provider (``x86_64``, ``aarch64``).
+
+    The CPU cannot change without a reboot, so the boot id (and host name, for
+    shared home directories) stands in for re-reading it; ``machine`` is the
+    provider's fixed machine name (``None``: this host's), ``override_env`` the
+    variable that forces its answer.
+    """
+    from pip_variants.providers.cache import host_fingerprint  # cache imports this module
+
+    inputs = host_fingerprint()
+    inputs["machine"] = machine if machine is not None else current_machine()
+    inputs["proc_cpuinfo"] = proc_cpuinfo
+    inputs[override_env] = os.environ.get(override_env, "")
+    return inputs

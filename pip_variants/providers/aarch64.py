@@ -17,11 +17,11 @@ macOS: "Apple M1" to "M5" are 8.4a; any other chip is 8a. Windows on Arm: 8a.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
+from pip_variants.providers._host import cpu_cache_inputs, current_machine
 from pip_variants.providers.base import FeatureConfig, choice_override
 
 __all__ = [
@@ -144,17 +144,6 @@ def versions_from(version: str) -> List[str]:
     return list(reversed(VERSIONS[: VERSIONS.index(version) + 1]))
 
 
-def current_machine() -> str:
-    """The machine name, as ``platform.machine()`` gives it."""
-    # On POSIX platform.machine() is os.uname().machine; skipping the platform
-    # import saves a millisecond or two at start-up.
-    if hasattr(os, "uname"):
-        return os.uname().machine
-    import platform
-
-    return platform.machine()
-
-
 def is_aarch64(machine: Optional[str] = None) -> bool:
     """Whether this interpreter runs as 64-bit Arm."""
     name = (machine if machine is not None else current_machine()).lower()
@@ -221,10 +210,4 @@ class AArch64Provider:
         return [FeatureConfig(FEATURE, tuple(reversed(VERSIONS)))]
 
     def cache_inputs(self) -> Dict[str, str]:
-        from pip_variants.providers.cache import host_fingerprint
-
-        inputs = host_fingerprint()
-        inputs["machine"] = self._machine if self._machine is not None else current_machine()
-        inputs["proc_cpuinfo"] = self._proc_cpuinfo
-        inputs[OVERRIDE_ENV] = os.environ.get(OVERRIDE_ENV, "")
-        return inputs
+        return cpu_cache_inputs(self._machine, self._proc_cpuinfo, OVERRIDE_ENV)

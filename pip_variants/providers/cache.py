@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from pip_variants._charset import LOWER_DIGITS_UNDERSCORE, Charset
+from pip_variants.properties import NAMESPACE_RE
 from pip_variants.providers._host import boot_id
 from pip_variants.providers.base import FeatureConfig, Provider
 
@@ -47,7 +47,6 @@ _APP = "pip-variants"
 _SUBDIR = "providers"
 _FORMAT = 1  # bump when the file layout changes
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-_SAFE_NAMESPACE = Charset(LOWER_DIGITS_UNDERSCORE, r"[a-z0-9_]+")
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -224,7 +223,7 @@ def cached_supported_configs(
     """
     key = cache_key(provider) if use_cache and not _cache_disabled() else None
     # The namespace names a file: anything but the PEP 825 grammar is not cached.
-    if key is None or not _SAFE_NAMESPACE.fullmatch(provider.namespace):
+    if key is None or not NAMESPACE_RE.fullmatch(provider.namespace):
         return list(provider.supported_configs())
     path = cache_file(provider.namespace, cache_dir)
     hit = _load(path, key, provider.namespace)

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
+from pip_variants.providers._host import cpu_cache_inputs, current_machine
 from pip_variants.providers.base import FeatureConfig, choice_override
 
 __all__ = [
@@ -95,17 +96,6 @@ def level_from_flags(flags: Iterable[str]) -> str:
 def levels_from(level: str) -> List[str]:
     """``"v3"`` → ``["v3", "v2", "v1"]``."""
     return list(reversed(LEVELS[: LEVELS.index(level) + 1]))
-
-
-def current_machine() -> str:
-    """The machine name, as ``platform.machine()`` gives it."""
-    # On POSIX platform.machine() is os.uname().machine; skipping the platform
-    # import saves a millisecond or two at start-up.
-    if hasattr(os, "uname"):
-        return os.uname().machine
-    import platform
-
-    return platform.machine()
 
 
 def is_x86_64(machine: Optional[str] = None) -> bool:
@@ -270,12 +260,4 @@ class X8664Provider:
         return [FeatureConfig(FEATURE, tuple(reversed(LEVELS)))]
 
     def cache_inputs(self) -> Dict[str, str]:
-        # The CPU cannot change without a reboot, so the boot id (and host
-        # name, for shared home directories) stands in for re-reading it.
-        from pip_variants.providers.cache import host_fingerprint
-
-        inputs = host_fingerprint()
-        inputs["machine"] = self._machine if self._machine is not None else current_machine()
-        inputs["proc_cpuinfo"] = self._proc_cpuinfo
-        inputs[OVERRIDE_ENV] = os.environ.get(OVERRIDE_ENV, "")
-        return inputs
+        return cpu_cache_inputs(self._machine, self._proc_cpuinfo, OVERRIDE_ENV)

@@ -390,3 +390,23 @@ def test_unsafe_namespace_not_cached(where) -> None:
     cached_supported_configs(provider, cache_dir=where)
     assert provider.calls == 2
     assert not where.exists()
+
+
+@pytest.mark.parametrize("namespace", ["", "Fake", "fa-ke", "fa.ke", "fake\n", "fake/x"])
+def test_namespaces_outside_the_property_grammar_are_not_cached(where, namespace) -> None:
+    provider = FakeProvider()
+    provider.namespace = namespace
+    cached_supported_configs(provider, cache_dir=where)
+    cached_supported_configs(provider, cache_dir=where)
+    assert provider.calls == 2 and not where.exists()
+
+
+def test_the_property_grammar_decides_what_is_cached(where) -> None:
+    from pip_variants.properties import NAMESPACE_RE
+
+    provider = FakeProvider()
+    provider.namespace = "fake_2"
+    assert NAMESPACE_RE.fullmatch(provider.namespace)
+    cached_supported_configs(provider, cache_dir=where)
+    cached_supported_configs(provider, cache_dir=where)
+    assert provider.calls == 1 and cache_file("fake_2", where).exists()
