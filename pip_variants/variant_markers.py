@@ -15,6 +15,7 @@ Values (variant wheel / ``null`` variant / non-variant wheel):
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Mapping, Optional
 
@@ -24,7 +25,8 @@ __all__ = [
     "LABEL",
     "SET_MARKERS",
     "MARKER_NAMES",
-    "MARKER_NAME_RE",
+    "MARKER_NAME_PATTERN",
+    "marker_name_re",
     "VariantEnvironment",
     "NON_VARIANT",
     "InvalidVariantComparison",
@@ -38,10 +40,21 @@ __all__ = [
 LABEL = "variant_label"
 SET_MARKERS = ("variant_properties", "variant_features", "variant_namespaces")
 MARKER_NAMES = frozenset((LABEL,) + SET_MARKERS)
-#: finds a variant marker name in a ``Requires-Dist`` line (cheap pre-check)
-MARKER_NAME_RE = re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
+#: a variant marker name in a ``Requires-Dist`` line, as the source of
+#: :func:`marker_name_re` (a string: importing this module compiles nothing for it)
+MARKER_NAME_PATTERN = r"\bvariant_(?:label|properties|features|namespaces)\b"
 
-_SEPARATOR_RE = re.compile(r"\s*::\s*")
+
+@functools.lru_cache(maxsize=None)
+def marker_name_re() -> "re.Pattern[str]":
+    """Finds a variant marker name in a ``Requires-Dist`` line (cheap pre-check);
+    compiled on first use."""
+    return re.compile(MARKER_NAME_PATTERN)
+
+
+@functools.lru_cache(maxsize=None)
+def _separator_re() -> "re.Pattern[str]":
+    return re.compile(r"\s*::\s*")
 
 
 class InvalidVariantComparison(ValueError):
@@ -50,7 +63,7 @@ class InvalidVariantComparison(ValueError):
 
 def normalize_item(text: str) -> str:
     """MK-3: whitespace around ``::`` is not significant (``"a::b::c"`` is ``"a :: b :: c"``)."""
-    return _SEPARATOR_RE.sub(" :: ", text.strip())
+    return _separator_re().sub(" :: ", text.strip())
 
 
 class VariantEnvironment:
@@ -147,16 +160,19 @@ def compare(name: str, op: str, literal: str, variable_on_left: bool, env: Varia
 
 
 def uses_variant_markers(requires_dist: Iterable[str]) -> bool:
-    return any(MARKER_NAME_RE.search(line) for line in requires_dist)
+    search = marker_name_re().search
+    return any(search(line) for line in requires_dist)
 
 
 class InvalidVariantRequirement(ValueError):
     """A ``Requires-Dist`` value a publisher gave is not valid (with variant markers allowed)."""
 
 
-_SET_USE_RE = re.compile(
-    r"""(?P<lit>"[^"]*"|'[^']*')\s+(?:not\s+)?in\s+(?P<name>variant_(?:properties|features|namespaces))\b"""
-)
+@functools.lru_cache(maxsize=None)
+def _set_use_re() -> "re.Pattern[str]":
+    return re.compile(
+        r"""(?P<lit>"[^"]*"|'[^']*')\s+(?:not\s+)?in\s+(?P<name>variant_(?:properties|features|namespaces))\b"""
+    )
 
 
 def check_requirement(text: str) -> str:
@@ -173,7 +189,7 @@ def check_requirement(text: str) -> str:
     text = text.strip()
     if not text:
         raise InvalidVariantRequirement("empty requirement")
-    set_uses = list(_SET_USE_RE.finditer(text))
+    set_uses = list(_set_use_re().finditer(text))
     all_set_names = re.findall(r"\bvariant_(?:properties|features|namespaces)\b", text)
     if len(set_uses) != len(all_set_names):
         raise InvalidVariantRequirement(
@@ -191,7 +207,7 @@ def check_requirement(text: str) -> str:
                 validate_namespace(item.strip())
         except InvalidVariantProperty as exc:
             raise InvalidVariantRequirement(f"{text!r}: {exc}") from None
-    stand_in = MARKER_NAME_RE.sub("platform_release", text)
+    stand_in = marker_name_re().sub("platform_release", text)
     try:
         Requirement(stand_in)
     except InvalidRequirement as exc:

@@ -119,3 +119,27 @@ def test_check_requirement_accepts(text):
 def test_check_requirement_rejects_with_a_reason(text, why):
     with pytest.raises(InvalidVariantRequirement, match=why.replace("*", r"\*")):
         check_requirement(text)
+
+
+def test_marker_name_pattern_is_compiled_once_and_on_first_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import pip_variants.variant_markers as vm\n"
+        "assert vm.marker_name_re.cache_info().currsize == 0, 'compiled at import'\n"
+        "assert vm.marker_name_re().pattern == vm.MARKER_NAME_PATTERN\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_marker_name_pattern_finds_the_four_names_only():
+    from pip_variants import variant_markers as vm
+
+    for name in vm.MARKER_NAMES:
+        assert vm.marker_name_re().fullmatch(name)
+    assert [m.group() for m in vm.marker_name_re().finditer('a ; variant_labels == "x" or variant_features')] == [
+        "variant_features"
+    ]
+    with pytest.raises(AttributeError):
+        vm.NO_SUCH_NAME  # noqa: B018

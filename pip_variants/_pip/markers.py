@@ -47,18 +47,24 @@ from .state import STATE
 
 __all__ = ["patch", "patch_candidates", "wrap_candidate_iter_dependencies", "current_environment", "variant_scope", "supported"]
 
-_NAMES = frozenset(("variant_label", "variant_properties", "variant_features", "variant_namespaces"))
-
 
 def _names_variant(line: str) -> bool:
-    """Does a ``Requires-Dist`` line use a variant marker? (The pattern is
-    compiled only for lines that could.)"""
-    return "variant_" in line and _name_re().search(line) is not None
+    """Does a ``Requires-Dist`` line use a variant marker? (variant_markers and
+    its pattern are loaded only for lines that could.)"""
+    if "variant_" not in line:
+        return False
+    from ..variant_markers import marker_name_re
+
+    return marker_name_re().search(line) is not None
 
 
-@functools.lru_cache(maxsize=None)
-def _name_re() -> "re.Pattern[str]":
-    return re.compile(r"\bvariant_(?:label|properties|features|namespaces)\b")
+def _is_marker_name(value: Any) -> bool:
+    # Every variant marker name starts with "variant_": stock markers import nothing.
+    if not (isinstance(value, str) and value.startswith("variant_")):
+        return False
+    from ..variant_markers import MARKER_NAMES
+
+    return value in MARKER_NAMES
 
 
 class _Lazy:
@@ -215,12 +221,14 @@ def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
 
     def extend() -> Dict[str, Any]:
         # Compiled on the first marker pip parses, not when pip starts.
+        from ..variant_markers import MARKER_NAME_PATTERN
+
         stock = rules["VARIABLE"]
         pattern = stock if isinstance(stock, str) else stock.pattern
         flags = re.VERBOSE if isinstance(stock, str) else stock.flags
         out = dict(rules)
         out["VARIABLE"] = re.compile(
-            r"(?:\bvariant_(?:label|properties|features|namespaces)\b)|(?:" + pattern + r")", flags
+            r"(?:" + MARKER_NAME_PATTERN + r")|(?:" + pattern + r")", flags
         )
         return out
 
@@ -246,7 +254,7 @@ def _mentions(tree: Any, variable: Any) -> bool:
                 return True
         elif isinstance(item, tuple):
             for node in (item[0], item[2]):
-                if isinstance(node, variable) and node.value in _NAMES:
+                if isinstance(node, variable) and _is_marker_name(node.value):
                     return True
     return False
 
@@ -270,15 +278,15 @@ def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
                 ours = False
             if not ours:
                 return bool(original(self, environment, *args, **kwargs))
-            from ..variant_markers import InvalidVariantComparison, compare
+            from ..variant_markers import MARKER_NAMES, InvalidVariantComparison, compare
 
             env = current_environment()
 
             def atom(item: Any) -> bool:
                 lhs, op, rhs = item
-                if isinstance(lhs, variable) and lhs.value in _NAMES:
+                if isinstance(lhs, variable) and lhs.value in MARKER_NAMES:
                     return compare(lhs.value, str(op.value), str(rhs.value), True, env)
-                if isinstance(rhs, variable) and rhs.value in _NAMES:
+                if isinstance(rhs, variable) and rhs.value in MARKER_NAMES:
                     return compare(rhs.value, str(op.value), str(lhs.value), False, env)
                 single = marker_cls.__new__(marker_cls)
                 single._markers = [item]
