@@ -61,21 +61,21 @@ class _LazyFields:
     def __init__(self, cls: Any, plan: Tuple[Tuple[str, Any, Any], ...]) -> None:
         self._cls, self._plan = cls, plan
 
-    def __get__(self, obj: Any, owner: Any = None) -> Dict[str, dataclasses.Field]:  # type: ignore[type-arg]
+    def __get__(self, obj: Any, owner: Any = None) -> Dict[str, dataclasses.Field]:
         # One table per class, whichever thread asks first (the look-ahead reads
         # metadata in threads): the others wait and get that same table.
         with _BUILDING:
             built = self._cls.__dict__.get("__dataclass_fields__")
             if built is not self:
-                return built  # type: ignore[no-any-return]
-            fields: Dict[str, dataclasses.Field] = {}  # type: ignore[type-arg]
+                return built
+            fields: Dict[str, dataclasses.Field] = {}
             for name, annotation, spec in self._plan:
                 if not isinstance(spec, dataclasses.Field):
                     spec = dataclasses.field(default=spec)
                 spec.name, spec.type = name, annotation
-                spec._field_type = _FIELD  # type: ignore[attr-defined]
+                spec._field_type = _FIELD
                 if getattr(spec, "kw_only", False) is _MISSING:  # 3.10+: as dataclass() settles it
-                    spec.kw_only = False  # type: ignore[attr-defined]
+                    spec.kw_only = False
                 fields[name] = spec
             self._cls.__dataclass_fields__ = fields  # from now on a plain attribute, as dataclass sets it
             return fields

@@ -51,7 +51,7 @@ _STORED, _DEFLATED, _BZIP2, _LZMA = 0, 8, 12, 14
 _LZMA_HEADER = struct.Struct("<2BH")  # version, properties size
 
 
-def _end_record(fh, size: int) -> Optional[Tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+def _end_record(fh, size: int) -> Optional[Tuple[int, int, int]]:
     """``(central directory offset, its size, where the end record starts)``."""
     tail_size = min(size, _EOCD.size + _MAX_COMMENT)
     fh.seek(size - tail_size)

@@ -97,7 +97,7 @@ def _load_toml(text: str, source: str, fail: Callable[[str, str], Exception]) ->
         if sys.version_info >= (3, 11):
             import tomllib
         else:  # pragma: no cover - 3.9/3.10
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib
     except ImportError:
         raise fail(source, "reading TOML needs Python 3.11+ or the 'tomli' package; use JSON") from None
     try:

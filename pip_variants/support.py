@@ -149,7 +149,7 @@ def _allowance(settings: SupportSettings, req) -> Optional[str]:
     return None
 
 
-def _metadata_module():  # type: ignore[no-untyped-def]
+def _metadata_module():
     if sys.version_info >= (3, 10):
         from importlib import metadata as importlib_metadata
     else:  # pragma: no cover - 3.9

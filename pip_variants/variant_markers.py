@@ -155,7 +155,7 @@ def compare(name: str, op: str, literal: str, variable_on_left: bool, env: Varia
         raise InvalidVariantComparison(
             f"{name} is a set: use '\"ITEM\" in {name}' or '\"ITEM\" not in {name}'"
         )
-    found = normalize_item(literal) in env.value(name)  # type: ignore[operator]
+    found = normalize_item(literal) in env.value(name)
     return found if op == "in" else not found
 
 

@@ -37,7 +37,7 @@ __all__ = [
 
 
 def _hook(module_name: str) -> Callable[[ModuleType], None]:
-    return importlib.import_module(f"{__name__}.{module_name}").patch  # type: ignore[no-any-return]
+    return importlib.import_module(f"{__name__}.{module_name}").patch
 
 
 #: watched pip module -> our hook module (the bootstrap watches the same names)

@@ -518,9 +518,9 @@ def _wrap_get_installation_error(original: Callable[..., Any]) -> Callable[..., 
 def patch(module: Any) -> None:
     """``found_candidates`` (H16) or ``resolver`` (H14)."""
     if module.__name__.endswith(".found_candidates"):
-        _patching.patch(module, "_iter_built", _wrap_iter_built)  # type: ignore[arg-type]
+        _patching.patch(module, "_iter_built", _wrap_iter_built)
         for name in ("_iter_built_with_prepended", "_iter_built_with_inserted"):
-            _patching.patch(module, name, _wrap_iter_built_with_installed)  # type: ignore[arg-type]
+            _patching.patch(module, name, _wrap_iter_built_with_installed)
     elif module.__name__.endswith(".resolver") and hasattr(module, "Resolver"):
         _patching.patch(module.Resolver, "resolve", _wrap_resolve)
 

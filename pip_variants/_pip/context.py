@@ -599,7 +599,7 @@ class FinderContext:
 
             STATE.abi_links = True
             register_builds(out.selection.project, out.selection.version,  # type: ignore[union-attr]
-                            out.metadata)  # type: ignore[union-attr,arg-type]
+                            out.metadata)
         STATE.chosen[link.url_without_fragment] = ChosenVariant(
             abi=abi,
             label=label,

@@ -135,7 +135,7 @@ def _tag_strings(ctx: FinderContext, finder: Any) -> "frozenset[str]":
         target = getattr(finder, "target_python", None) or getattr(finder, "_target_python", None)
         cached = frozenset(str(tag) for tag in _compat.target_tags(target))
         ctx._tag_strings = cached  # type: ignore[attr-defined]
-    return cached  # type: ignore[no-any-return]
+    return cached
 
 
 def _fits(filename: str, tags: "frozenset[str]") -> bool:

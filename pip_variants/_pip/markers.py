@@ -128,7 +128,7 @@ def supported() -> Optional[_compat.VendoredMarkers]:
     """Can this pip parse variant markers (pip 24.1+, not debundled)?"""
     if not _VENDORED:
         _VENDORED.append(_compat.vendored_markers())
-    return _VENDORED[0]  # type: ignore[no-any-return]
+    return _VENDORED[0]
 
 
 # -- values ----------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _PrintableStream(out), _PrintableStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = _PrintableStream(out), _PrintableStream(err)
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:

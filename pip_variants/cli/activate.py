@@ -16,7 +16,7 @@ from . import CLIError, add_subcommand, environment_python, print_json
 __all__ = ["register"]
 
 
-def _activation():  # type: ignore[no-untyped-def]
+def _activation():
     try:
         from .. import activation
     except ImportError as exc:
@@ -153,7 +153,7 @@ _DEACTIVATE_EXAMPLES = """\
   PIP_NO_VARIANTS=1 pip install torch       # or turn it off for one command only"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     for name, action, help_text, examples, desc in (
         ("activate", "activate", "install the start-up shim so pip picks variants",
          _ACTIVATE_EXAMPLES,

@@ -103,7 +103,7 @@ _EXAMPLES = """\
   pip-variants check --path /opt/app/lib           # a --target directory instead of this environment"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "check",

@@ -210,7 +210,7 @@ def _why(records: Sequence[Mapping[str, Any]], label: Optional[str], filename: O
     return "; ".join(parts)
 
 
-def _ask_pip(pip: List[str], index_url: str, env: Dict[str, str], tmp: Path, n: int):  # type: ignore[no-untyped-def]
+def _ask_pip(pip: List[str], index_url: str, env: Dict[str, str], tmp: Path, n: int):
     from ..demo_data import DEMO_PROJECT
     from ..explain import EXPLAIN_FILE_ENV, chosen_from_report, read_records
 
@@ -345,7 +345,7 @@ def _remove(tmp: Path) -> None:
             return
 
 
-def _table(results: Sequence[MachineResult], say) -> None:  # type: ignore[no-untyped-def]
+def _table(results: Sequence[MachineResult], say) -> None:
     rows = [("MACHINE", "GETS", "WHY")] + [
         (r.machine, r.label or ("plain wheel" if r.filename else "-"), r.why) for r in results
     ]
@@ -365,7 +365,7 @@ _EXAMPLES = """\
   pip-variants demo --keep        # keep the index, venv and profile to play with"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "demo",

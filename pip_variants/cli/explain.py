@@ -17,10 +17,13 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from .._display import shell_word
 from . import CLIError, add_subcommand, print_json
+
+if TYPE_CHECKING:
+    from ..explain import Explanation
 
 __all__ = ["register", "pip_command", "pip_arguments", "run_explain"]
 
@@ -205,7 +208,7 @@ def run_explain(
     return expl, proc.returncode
 
 
-def _found_nothing(expl) -> bool:  # type: ignore[no-untyped-def]
+def _found_nothing(expl: "Explanation") -> bool:
     # pip ran fine and found no release: the report says so better than one line.
     return "No matching distribution found" in (expl.pip_error or "")
 
@@ -238,7 +241,7 @@ _EXAMPLES = """\
   NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=7.5 pip-variants explain torch"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "explain",

@@ -235,7 +235,7 @@ _EXAMPLES = """\
       pip-variants platform --json"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "platform",

@@ -120,7 +120,7 @@ _SHOW_EXAMPLES = """\
   pip-variants profile show gpu-node.json --json"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     group = sub.add_parser(
         "profile",
         help="export or show a target profile (what a machine supports)",
@@ -135,7 +135,12 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
         epilog="examples:\n" + _EXPORT_EXAMPLES + "\n" + _SHOW_EXAMPLES + "\n\n" + _EXIT_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    group.set_defaults(handler=lambda args: (group.print_help(sys.stderr), 2)[1])
+
+    def _usage(args: argparse.Namespace) -> int:
+        group.print_help(sys.stderr)
+        return 2
+
+    group.set_defaults(handler=_usage)
     actions = group.add_subparsers(dest="profile_command", metavar="ACTION", title="actions")
     p = add_subcommand(
         actions,

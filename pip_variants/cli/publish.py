@@ -156,7 +156,7 @@ _INDEX_EXAMPLES = """\
   pip-variants index wheelhouse/ --check      # validate before uploading; writes nothing"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "make-variant",

@@ -429,7 +429,7 @@ _EXAMPLES = """\
   PIP_NO_VARIANTS=1 pip-variants status     # shows variants OFF"""
 
 
-def register(sub) -> None:  # type: ignore[no-untyped-def]
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = add_subcommand(
         sub,
         "status",

@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 _libc = None
 
 
-def _load_libc():  # type: ignore[no-untyped-def]
+def _load_libc():
     global _libc
     if _libc is None:
         import ctypes

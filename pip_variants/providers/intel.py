@@ -130,7 +130,7 @@ def level_zero_library() -> str:
     return "libze_loader.so.1"
 
 
-def _ze_structs():  # type: ignore[no-untyped-def]
+def _ze_structs():
     import ctypes
 
     class InitDriverTypeDesc(ctypes.Structure):
@@ -186,7 +186,7 @@ def _check(result: int, call: str) -> None:
         raise _ZeError(f"{call} returned 0x{result & 0xFFFFFFFF:x}")
 
 
-def _drivers(lib, ctypes) -> list:  # type: ignore[no-untyped-def]
+def _drivers(lib, ctypes) -> list:
     count = ctypes.c_uint32(0)
     InitDesc, _, _ = _ze_structs()
     if hasattr(lib, "zeInitDrivers"):  # Level Zero API 1.10+

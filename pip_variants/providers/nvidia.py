@@ -275,7 +275,7 @@ def query_nvml(timeout: float = QUERY_TIMEOUT) -> NvmlInfo:
         raise error
     if error is not None:
         raise ProviderError("builtin:nvidia", f"NVML failed: {type(error).__name__}: {error}; " + _FORCE_HINT)
-    return result["info"]  # type: ignore[no-any-return]
+    return result["info"]
 
 
 def _query_nvml_now() -> NvmlInfo:

@@ -229,7 +229,7 @@ def _run_runner(
     stderr_buf = bytearray()
     overflow = threading.Event()
 
-    def chunks(stream):  # type: ignore[no-untyped-def]
+    def chunks(stream):
         # Tolerate the pipe being closed under us (see the cleanup below).
         try:
             while True:
@@ -493,7 +493,7 @@ def run_plugins(
 # --------------------------------------------------------------------------- discovery
 
 
-def _metadata_module():  # type: ignore[no-untyped-def]
+def _metadata_module():
     if sys.version_info < (3, 10):
         try:
             import importlib_metadata  # the backport's API matches 3.10+
