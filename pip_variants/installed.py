@@ -148,8 +148,6 @@ def mark_installed_without_label(lib_dir: str, dist_info_name: str) -> None:
     record = os.path.join(dist_info, "RECORD")
     if not os.path.isfile(record) or os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
         return
-    with open(os.path.join(dist_info, NON_VARIANT_FILE), "wb") as fh:
-        fh.write(_NON_VARIANT_TEXT)
     digest = base64.urlsafe_b64encode(hashlib.sha256(_NON_VARIANT_TEXT).digest()).rstrip(b"=").decode()
     line = f"{dist_info_name}/{NON_VARIANT_FILE},sha256={digest},{len(_NON_VARIANT_TEXT)}\r\n".encode()
     with open(record, "rb+") as fh:  # pip writes RECORD with csv's \r\n
@@ -159,6 +157,10 @@ def mark_installed_without_label(lib_dir: str, dist_info_name: str) -> None:
             if fh.read(1) != b"\n":
                 line = b"\r\n" + line
         fh.write(line)
+    # RECORD first: a file it lists but that is missing does not stop pip uninstall;
+    # a file it does not list would stay behind, with its folder
+    with open(os.path.join(dist_info, NON_VARIANT_FILE), "wb") as fh:
+        fh.write(_NON_VARIANT_TEXT)
 
 
 def find_dist_info(location: str, name: str, version: Optional[str] = None) -> Optional[str]:

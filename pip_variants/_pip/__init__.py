@@ -53,7 +53,7 @@ HOOKS: Dict[str, Tuple[str, ...]] = {
     "pip._internal.cli.req_command": ("req_command",),
     "pip._internal.models.installation_report": ("report",),
     "pip._internal.operations.prepare": ("prepare",),
-    "pip._internal.commands.install": ("options",),
+    "pip._internal.commands.install": ("options", "wheel_install"),
     "pip._internal.commands.download": ("options",),
     "pip._internal.commands.wheel": ("options",),
     "pip._internal.commands.lock": ("options",),

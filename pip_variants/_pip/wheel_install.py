@@ -12,14 +12,17 @@ is what the hooks ask of an installed distribution.
 
 Patched: ``pip._internal.operations.install.wheel.install_wheel``, which
 ``InstallRequirement.install`` calls (imported at the top of ``req_install``
-before pip 25, inside the method since; the bootstrap patches the module as
-soon as it runs, so both bind the wrapper). A labelled wheel, or a plain one
-without ``variant.json`` (every ordinary install), costs two ``stat`` calls.
+up to pip 26.0, inside the method in 26.3; the bootstrap patches the module
+as soon as it runs, so both bind the wrapper). pip 26.3 refuses imports once
+the install has started: when ``pip install`` loads, the modules the wrapper
+needs join ``pip._EAGER_IMPORTS``, which pip imports just before (only a run
+that installs pays for them).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Callable
 
 from . import _patching, messages
@@ -39,36 +42,66 @@ def installed_without_label(dist: Any) -> bool:
     return True
 
 
-def _mark_if_plain(wheel_path: str, scheme: Any) -> None:
+def _dist_info_with_variant_json(wheel_path: str, libs: Any) -> Any:
+    """``(lib, name)`` of the installed ``.dist-info`` that holds a ``variant.json``,
+    or ``None``. Its name is the wheel's ``{name}-{version}`` as a rule (two
+    ``stat`` calls for a plain install); an archive whose folder is spelled
+    otherwise (``Zope.Interface-1.0.dist-info`` in ``zope_interface-1.0-...whl``)
+    is asked for its own."""
     filename = os.path.basename(wheel_path)
     name, _, rest = filename.partition("-")
     info = f"{name}-{rest.partition('-')[0]}.dist-info"
-    for lib in dict.fromkeys((scheme.purelib, scheme.platlib)):
-        # variant.json first: a plain install pays two stat calls, not the filename parser's import
-        if os.path.isfile(os.path.join(lib, info, "variant.json")):
-            from .wheel import split_label
+    if any(os.path.isdir(os.path.join(lib, info)) for lib in libs):
+        found = [lib for lib in libs if os.path.isfile(os.path.join(lib, info, "variant.json"))]
+        return (found[0], info) if found else None
+    import zipfile
 
-            plain, label = split_label(filename)
-            if plain is not None and label is None:
-                from ..installed import mark_installed_without_label
+    with zipfile.ZipFile(wheel_path) as archive:
+        names = [n[: -len("/variant.json")] for n in archive.namelist()
+                 if n.count("/") == 1 and n.endswith(".dist-info/variant.json")]
+    for lib in libs:
+        for info in names:
+            if os.path.isfile(os.path.join(lib, info, "variant.json")):
+                return lib, info
+    return None
 
-                mark_installed_without_label(lib, info)
-            return
+
+def _mark_if_plain(wheel_path: str, scheme: Any) -> None:
+    found = _dist_info_with_variant_json(wheel_path, list(dict.fromkeys((scheme.purelib, scheme.platlib))))
+    if found is None:
+        return
+    from ..installed import mark_installed_without_label
+    from .wheel import split_label
+
+    plain, label = split_label(os.path.basename(wheel_path))
+    if plain is not None and label is None:
+        mark_installed_without_label(*found)
 
 
 def _wrap_install_wheel(original: Callable[..., Any]) -> Callable[..., Any]:
-    def install_wheel(name: str, wheel_path: str, scheme: Any, *args: Any, **kwargs: Any) -> Any:
-        result = original(name, wheel_path, scheme, *args, **kwargs)
+    def install_wheel(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        wheel_path = kwargs.get("wheel_path", args[1] if len(args) > 1 else None)
         try:
-            _mark_if_plain(wheel_path, scheme)
+            _mark_if_plain(str(wheel_path), kwargs.get("scheme", args[2] if len(args) > 2 else None))
         except Exception as exc:  # the install itself succeeded: never fail it here
-            messages.debug(f"pip-variants: could not mark {os.path.basename(wheel_path)} as non-variant ({exc})")
+            messages.debug(f"pip-variants: could not mark {wheel_path} as non-variant ({exc})")
         return result
 
     return install_wheel
 
 
+#: what :func:`_mark_if_plain` imports, for pips that block imports during the install
+_NEEDED_DURING_INSTALL = ("pip_variants.filename", "pip_variants.installed")
+
+
 def patch(module: Any) -> None:
+    if module.__name__.endswith(".commands.install"):
+        # pip's own hook for tools like this one (26.3+; absent before): a set of module names
+        eager = getattr(sys.modules.get("pip"), "_EAGER_IMPORTS", None)
+        if isinstance(eager, set):
+            eager.update(_NEEDED_DURING_INSTALL)
+        return
     # A convenience, like H20: a newer pip without this function installs as stock pip does.
     if callable(module.__dict__.get("install_wheel")):
         _patching.patch(module, "install_wheel", _wrap_install_wheel)

@@ -227,3 +227,42 @@ def test_a_wheel_without_a_label_is_installed_as_non_variant_whatever_its_varian
     assert json.loads(check.stdout)["results"] == [], check.stdout
     run_pip(fresh_venv, "uninstall", "-y", "pkg")
     assert not dist_info.exists()
+
+
+def _respell_dist_info(wheel, old: str, new: str):
+    """The same wheel with its ``.dist-info`` folder spelled ``new`` (as older builds spell it)."""
+    import zipfile
+
+    entries = {}
+    with zipfile.ZipFile(wheel) as z:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename.endswith("/RECORD"):
+                data = data.replace(old.encode(), new.encode())
+            entries[info.filename.replace(old, new)] = data
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return wheel
+
+
+@newest_only
+def test_a_plain_wheel_from_a_folder_is_marked_even_with_its_dist_info_spelled_otherwise(fresh_venv, dist, tmp_path):
+    """pip 26.3 refuses imports once the install starts, and the ``.dist-info``
+    folder need not be spelled as the file name: both still end marked."""
+    import shutil
+
+    from support.wheels import build_wheel
+
+    labelled = build_wheel(dist / "labelled", "Plain.Pkg", "1.0", label="cu128", variant_json=CUDA)
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    plain = _respell_dist_info(shutil.copy(labelled, folder / "plain_pkg-1.0-py3-none-any.whl"),
+                               "plain_pkg-1.0.dist-info", "Plain.Pkg-1.0.dist-info")
+    proc = run_pip(fresh_venv, "install", "--no-index", "--find-links", str(folder), "plain.pkg")
+    assert "Unsafe import" not in proc.stderr and "Blocked import" not in proc.stderr, proc.stderr
+    dist_info = fresh_venv.site_packages / "Plain.Pkg-1.0.dist-info"
+    assert (dist_info / "NON-VARIANT").is_file(), sorted(p.name for p in dist_info.iterdir())
+    target = tmp_path / "target"
+    run_pip(fresh_venv, "install", "--target", str(target), str(plain))
+    assert (target / "Plain.Pkg-1.0.dist-info" / "NON-VARIANT").is_file()
