@@ -518,7 +518,7 @@ def render(expl: Explanation) -> str:
         lines.append(f"{title}")
     for src in expl.sources:
         # without an index file the record names where the wheels were found (a page, a folder)
-        what = "variant metadata" if src.split("#")[0].endswith((".json", ".whl")) else "variant wheels found on"
+        what = "variant metadata" if src.split("#")[0].split("?")[0].endswith((".json", ".whl")) else "variant wheels found on"
         lines.append(f"  {what}: {src}")
     if expl.forced:
         lines.append(f"  --variant {expl.project}={expl.forced} asks for label {expl.forced!r}")

@@ -13,11 +13,13 @@ Protocol (version 1):
       {"protocol": 1, "command": "get_supported_configs" | "get_all_configs"
                                   | "namespace" | "discover",
        "plugin_apis": ["module:Object", ...], "extra_paths": ["/dir", ...],
-       "fallback_paths": ["/dir", ...], "max_result_bytes": 1048576,
-       "watch_parent": true}
+       "fallback_paths": ["/dir", ...], "pythonpath": ["/dir", ...],
+       "max_result_bytes": 1048576, "watch_parent": true}
 
   ``extra_paths`` go first on ``sys.path``; ``fallback_paths`` are appended
-  when missing. With ``watch_parent`` the parent keeps stdin open until the
+  when missing (their ``.pth`` files run); ``pythonpath`` (the parent's
+  ``PYTHONPATH``, which ``-I`` drops) is appended last, as Python itself adds
+  it: no ``.pth`` file runs. With ``watch_parent`` the parent keeps stdin open until the
   runner is done, and EOF before then means the parent is gone (killed by
   SIGTERM, SIGKILL, a hang-up): the runner then ends itself and its process
   group, which no signal to the parent's group reaches.
@@ -497,6 +499,7 @@ def main():
     _add_user_site()
     _add_paths(request.get("extra_paths", []), first=True)
     _add_paths(request.get("fallback_paths", []), first=False)
+    sys.path.extend(p for p in request.get("pythonpath", []) if isinstance(p, str) and p not in sys.path)
     _emit(out, _encode({"runner": PROTOCOL, "python": "%d.%d.%d" % sys.version_info[:3]}))
 
     if command == "discover":

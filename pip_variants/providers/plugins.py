@@ -209,9 +209,10 @@ def _run_runner(
     # the target environment (and the extra paths we send) decides what imports.
     # No -S: plugins installed in the target environment live in site-packages.
     cmd = [python, "-I", RUNNER_PATH]
-    # ... but PYTHONPATH's absolute entries come back as fallbacks: appended
-    # after site-packages, they complete the environment and shadow nothing in it.
-    request = dict(request, fallback_paths=list(request.get("fallback_paths", [])) + _pythonpath_entries())
+    # ... but PYTHONPATH's absolute entries come back, last, for this interpreter
+    # (another one's PYTHONPATH may hold packages built for another Python).
+    if _same_interpreter(python):
+        request = dict(request, pythonpath=_pythonpath_entries())
     try:
         proc = subprocess.Popen(
             cmd,

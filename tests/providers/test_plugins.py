@@ -363,6 +363,8 @@ def test_a_dependency_importable_only_through_pythonpath_is_found(tmp_path, monk
     dep_dir.mkdir()
     (dep_dir / "pp_dependency.py").write_text("VALUES = ['p2', 'p1']\n")
     (dep_dir / "packaging.py").write_text("SHADOW = True\n")  # installed in site-packages: must not win
+    # Python runs no .pth file of a PYTHONPATH folder: nor does the runner
+    (dep_dir / "front.pth").write_text(f"import sys; sys.path.insert(0, {str(dep_dir)!r})\n")
     (plugin_dir / "pp_plugin.py").write_text(textwrap.dedent("""
         import packaging
         import pp_dependency
