@@ -46,18 +46,7 @@ __all__ = [
     "patch_factory",
     "abi_requirements",
     "installed_abi_requirements",
-    "register_builds",
 ]
-
-
-def _abi_namespaces(metadata: Any) -> Set[str]:
-    """The namespaces the ABI provider answers in ``metadata``: the literal
-    ``abi_dependency`` of the PEP drafts and any P850 ``builtin`` entry naming it."""
-    from ..abi import ABI_DEPENDENCY
-
-    namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
-    namespaces.add(ABI_DEPENDENCY)
-    return namespaces
 
 
 def _requirements_of(link: Any) -> Tuple[Any, ...]:
@@ -88,6 +77,7 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
         return ()
     from ..abi import AbiContext, feature_project, requirements_for
     from ..metadata import InvalidVariantMetadata, load_metadata
+    from .abi_builds import abi_namespaces
 
     try:
         md = load_metadata(text, "variant.json")
@@ -100,28 +90,14 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
                                 else AbiContext.from_environment())
     fixed = set(ctx.overrides) | set(ctx.profile)
     binding: Dict[str, List[str]] = {}
-    abi_namespaces = _abi_namespaces(md)
+    wanted = abi_namespaces(md)
     for ns, features in props.items():
-        if ns not in abi_namespaces:
+        if ns not in wanted:
             continue
         for feature, values in features.items():
             if feature_project(feature) not in fixed:
                 binding.setdefault(feature, []).extend(values)
     return requirements_for(binding)
-
-
-def register_builds(project: str, version: str, metadata: Any) -> None:
-    """Remember which ABI builds a release has (every variant's ABI values, those
-    the selection set aside included), for H17's message."""
-    from ..abi import feature_project, parse_value
-
-    namespaces = _abi_namespaces(metadata)
-    builds = STATE.abi_builds.setdefault((_compat.canonical_name(project), version), {})
-    for props in metadata.variants.values():
-        for ns in namespaces.intersection(props):
-            for feature, values in props[ns].items():
-                # (a value no version can match, "next", is no build worth naming)
-                builds.setdefault(feature_project(feature), set()).update(v for v in values if parse_value(v))
 
 
 # ----------------------------------------------------------------------------- H14

@@ -28,7 +28,7 @@ from . import _compat, _patching, messages
 from .context import label_of
 from .state import STATE, selecting
 
-__all__ = ["patch", "variant_mismatch", "wheel_mismatch", "read_variant_json"]
+__all__ = ["patch", "variant_mismatch", "wheel_mismatch"]
 
 
 def variant_mismatch(candidate: Any, dist: Any = None) -> Optional[Tuple[str, str]]:
@@ -48,6 +48,7 @@ def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str
     if chosen is None or label is None or chosen.metadata is None:
         return None
     from ..metadata import InvalidVariantMetadata, check_consistency, load_wheel_metadata
+    from .factory import read_variant_json
 
     promised = f"label {label!r} as in {chosen.variants_json_url or 'the index file'}"
     # pip's copy first: it holds the wheel's files once pip has read the wheel
@@ -65,28 +66,6 @@ def wheel_mismatch(link: Any, ireq: Any, dist: Any = None) -> Optional[Tuple[str
             return promised, f"{type(exc).__name__}: {exc}"
     problem = check_consistency(chosen.metadata, wheel, label)
     return (promised, problem) if problem else None
-
-
-def read_variant_json(dist: Any, label: str) -> Any:
-    """The wheel's ``variant.json`` from pip's distribution (``read_text`` in
-    both metadata backends), or ``None`` where it is not there (a distribution
-    made from a PEP 658 ``.metadata`` file) or not a valid one for ``label``:
-    the archive is then read, and the error worded, as before."""
-    from ..metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, describing_only, load_metadata
-
-    try:
-        text = dist.read_text("variant.json")
-    except Exception:  # FileNotFoundError, or pip's own decoding error
-        return None
-    # Characters, not bytes: a text that could be over the limit is measured by the archive reader.
-    if not isinstance(text, str) or len(text) > MAX_METADATA_BYTES // 4:
-        return None
-    if text[:1] == "\ufeff":  # a BOM, as load_metadata drops it from bytes
-        text = text[1:]
-    try:
-        return describing_only(load_metadata(text, "variant.json"), label)
-    except InvalidVariantMetadata:
-        return None
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -595,7 +595,7 @@ class FinderContext:
                 text = None
         abi = out.selection.abi.get(label, ()) if out.selection is not None else ()
         if abi:
-            from .abi_resolution import register_builds
+            from .abi_builds import register_builds
 
             STATE.abi_links = True
             register_builds(out.selection.project, out.selection.version,  # type: ignore[union-attr]

@@ -19,7 +19,7 @@ from .context import ATTR, FinderContext, Outcome, label_of, redact
 from .errors import UnsupportedVariantWheel, as_user_error
 from .state import STATE, selecting
 
-__all__ = ["patch", "check_variant_link", "check_downloaded_wheel", "constraint_warning"]
+__all__ = ["patch", "check_variant_link", "check_downloaded_wheel", "read_variant_json", "constraint_warning"]
 
 #: the pip method (23.2 to 26.3) that checks a constraint's link and turns our
 #: error into "no candidates"
@@ -102,6 +102,28 @@ def check_variant_link(ctx: FinderContext, link: Any, label: str) -> None:
     _check_on_this_machine(ctx, link, label, parsed, metadata, json_url)
 
 
+def read_variant_json(dist: Any, label: str) -> Any:
+    """The wheel's ``variant.json`` from pip's distribution (``read_text`` in
+    both metadata backends), or ``None`` where it is not there (a distribution
+    made from a PEP 658 ``.metadata`` file) or not a valid one for ``label``:
+    the archive is then read, and the error worded, as before."""
+    from ..metadata import MAX_METADATA_BYTES, InvalidVariantMetadata, describing_only, load_metadata
+
+    try:
+        text = dist.read_text("variant.json")
+    except Exception:  # FileNotFoundError, or pip's own decoding error
+        return None
+    # Characters, not bytes: a text that could be over the limit is measured by the archive reader.
+    if not isinstance(text, str) or len(text) > MAX_METADATA_BYTES // 4:
+        return None
+    if text[:1] == "\ufeff":  # a BOM, as load_metadata drops it from bytes
+        text = text[1:]
+    try:
+        return describing_only(load_metadata(text, "variant.json"), label)
+    except InvalidVariantMetadata:
+        return None
+
+
 def check_downloaded_wheel(link: Any, ireq: Any, dist: Any) -> None:
     """H12's part for a variant wheel named by URL without a readable release
     file (:func:`check_variant_link`): its ``.dist-info/variant.json`` against
@@ -112,7 +134,6 @@ def check_downloaded_wheel(link: Any, ireq: Any, dist: Any) -> None:
     ctx, label = entry
     from ..filename import parse_wheel_filename
     from ..metadata import InvalidVariantMetadata, load_wheel_metadata
-    from .candidates import read_variant_json
 
     metadata = read_variant_json(dist, label)
     if metadata is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from pip_variants._pip import abi_resolution
+from pip_variants._pip import abi_builds, abi_resolution
 from pip_variants._pip.state import STATE, ChosenVariant
 from pip_variants.abi import AbiRequirement
 
@@ -125,7 +125,7 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
     infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
     parent = infos[0][1]()
     # every build of the release counts, those the selection set aside too
-    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
+    abi_builds.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
 
     lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.7.0"), None)])
     assert lines == [
@@ -137,7 +137,7 @@ def test_conflict_sentence_names_builds_and_the_requested_version(patched):
 def test_conflict_sentence_says_when_variant_left_one_build(patched):
     infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
     parent = infos[0][1]()
-    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
+    abi_builds.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}))
 
     lines = abi_resolution.abi_conflicts([(_Req("torch-like==2.8.*"), parent), (_Req("torch-like==2.9.0"), None)],
                                          {"attn-like": "t28"})
@@ -148,7 +148,7 @@ def test_conflict_sentence_says_when_variant_left_one_build(patched):
 
 
 def test_values_no_version_matches_are_not_named_as_builds(patched):
-    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "odd": ["next"]}))
+    abi_builds.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "odd": ["next"]}))
     assert STATE.abi_builds[("attn-like", "1.0")] == {"torch-like": {"2.8"}}
 
 
@@ -157,7 +157,7 @@ def test_conflict_sentence_says_how_to_let_pip_move_a_held_installed_version(pat
 
     infos = _infos(("1.0", "attn_like-1.0-py3-none-any-torch28.whl", T28))
     parent = infos[0][1]()
-    abi_resolution.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}, builtin=True))
+    abi_builds.register_builds("attn-like", "1.0", _release_of({"t28": ["2.8"], "t29": ["2.9"]}, builtin=True))
     ctx = AbiContext()
     ctx.bind(lambda: {"torch-like": "2.8.0"}, ["meta"])
     STATE.abi_context = ctx
