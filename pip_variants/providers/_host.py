@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Dict, Optional
 
-__all__ = ["boot_id", "cpu_cache_inputs", "current_machine", "read_hex", "stat_signature"]
+__all__ = ["boot_id", "cpu_cache_inputs", "current_machine", "host_fingerprint", "read_hex", "stat_signature"]
 
 
 def read_hex(path: str) -> int:
@@ -60,6 +60,28 @@ def current_machine() -> str:
     return platform.machine()
 
 
+def _hostname() -> str:
+    # os.uname() avoids importing socket (a few ms at start-up) on POSIX.
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    try:
+        import socket
+
+        return socket.gethostname()
+    except OSError:
+        return ""
+
+
+def host_fingerprint() -> Dict[str, str]:
+    """Cheap identity of this boot of this host, for CPU-derived results.
+
+    The CPU cannot change without a reboot, and a home directory shared
+    between hosts must not share results, so boot id plus host name stand in
+    for re-probing the CPU.
+    """
+    return {"platform": sys.platform, "host": _hostname(), "boot_id": boot_id()}
+
+
 def cpu_cache_inputs(machine: Optional[str], proc_cpuinfo: str, override_env: str) -> Dict[str, str]:
     """The cache inputs of a CPU provider (``x86_64``, ``aarch64``).
 
@@ -68,8 +90,6 @@ def cpu_cache_inputs(machine: Optional[str], proc_cpuinfo: str, override_env: st
     provider's fixed machine name (``None``: this host's), ``override_env`` the
     variable that forces its answer.
     """
-    from pip_variants.providers.cache import host_fingerprint  # cache imports this module
-
     inputs = host_fingerprint()
     inputs["machine"] = machine if machine is not None else current_machine()
     inputs["proc_cpuinfo"] = proc_cpuinfo

@@ -522,7 +522,7 @@ class AmdProvider:
         # A GPU set change re-creates the topology nodes (or needs a reboot:
         # boot id); a ROCm install or update rewrites .info/version; the tool
         # fallback depends on PATH.
-        from pip_variants.providers.cache import host_fingerprint
+        from pip_variants.providers._host import host_fingerprint
 
         sysfs = self._sysfs()
         nodes = _nodes_dir(sysfs)

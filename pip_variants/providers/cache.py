@@ -22,10 +22,10 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import List, Optional, Union
 
 from pip_variants.properties import NAMESPACE_RE
-from pip_variants.providers._host import boot_id
+from pip_variants.providers._host import host_fingerprint
 from pip_variants.providers.base import FeatureConfig, Provider
 
 __all__ = [
@@ -85,28 +85,6 @@ def cache_file(namespace: str, base: Optional[PathLike] = None) -> Path:
 
 def _cache_disabled() -> bool:
     return os.environ.get(NO_CACHE_ENV, "").strip().lower() in _TRUE_WORDS
-
-
-def _hostname() -> str:
-    # os.uname() avoids importing socket (a few ms at start-up) on POSIX.
-    if hasattr(os, "uname"):
-        return os.uname().nodename
-    try:
-        import socket
-
-        return socket.gethostname()
-    except OSError:
-        return ""
-
-
-def host_fingerprint() -> Dict[str, str]:
-    """Cheap identity of this boot of this host, for CPU-derived results.
-
-    The CPU cannot change without a reboot, and a home directory shared
-    between hosts must not share results, so boot id plus host name stand in
-    for re-probing the CPU.
-    """
-    return {"platform": sys.platform, "host": _hostname(), "boot_id": boot_id()}
 
 
 def cache_key(provider: Provider) -> Optional[str]:

@@ -396,7 +396,7 @@ class IntelProvider:
     def cache_inputs(self) -> Dict[str, str]:
         # A new GPU or driver changes the PCI device list, the loaded driver
         # libraries or the boot id; each of these is a listdir or a stat.
-        from pip_variants.providers.cache import host_fingerprint
+        from pip_variants.providers._host import host_fingerprint
 
         inputs = host_fingerprint()
         try:

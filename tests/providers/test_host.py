@@ -41,7 +41,7 @@ def test_cpu_cache_inputs(monkeypatch, machine) -> None:
     "cls, env", [(x86_64.X8664Provider, x86_64.OVERRIDE_ENV), (aarch64.AArch64Provider, aarch64.OVERRIDE_ENV)]
 )
 def test_cpu_providers_cache_inputs(monkeypatch, cls, env) -> None:
-    from pip_variants.providers.cache import host_fingerprint
+    from pip_variants.providers._host import host_fingerprint
 
     monkeypatch.setenv(env, "x")
     assert cls(proc_cpuinfo="/p", machine="m").cache_inputs() == {
