@@ -45,5 +45,6 @@ def detect(
             out[namespace] = exc
         except Exception as exc:  # a bug in detection must not crash pip
             logger.debug("provider %s crashed", namespace, exc_info=True)
-            out[namespace] = ProviderError(namespace, f"unexpected error: {exc!r}")
+            # worded as support.SupportResolver words it for a pip run
+            out[namespace] = ProviderError(f"builtin:{namespace}", f"{type(exc).__name__}: {exc}")
     return out

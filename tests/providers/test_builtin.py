@@ -214,9 +214,10 @@ def test_detect_error_is_returned_not_raised(monkeypatch) -> None:
 
 
 def test_detect_wraps_unexpected_exceptions(mocker) -> None:
-    mocker.patch.object(TpuProvider, "supported_configs", side_effect=ZeroDivisionError)
+    mocker.patch.object(TpuProvider, "supported_configs", side_effect=ZeroDivisionError("boom"))
     result = detect(["tpu"], use_cache=False)
-    assert isinstance(result["tpu"], ProviderError) and result["tpu"].provider == "tpu"
+    assert isinstance(result["tpu"], ProviderError) and result["tpu"].provider == "builtin:tpu"
+    assert str(result["tpu"]) == "variant provider builtin:tpu: ZeroDivisionError: boom"  # as in a pip run
 
 
 def test_detect_uses_cache(mocker) -> None:
