@@ -56,6 +56,8 @@ def _names(source: str, key: str, raw: Any, pattern: Any, what: str) -> Tuple[st
 
 
 def _table(source: str, key: str, raw: Any) -> Mapping[str, Any]:
+    if isinstance(raw, list) and not raw:
+        return {}  # variantlib's own template writes "feature_priorities = [ ]" (and reads it)
     if not isinstance(raw, Mapping):
         raise _fail(source, f"{key} must be a table")
     for name in raw:

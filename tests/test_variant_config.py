@@ -37,6 +37,12 @@ def test_json_and_enable_optional(tmp_path):
     assert parse_variant_config({}).preferences == Preferences()
 
 
+def test_variantlibs_own_template_with_empty_lists_is_read(tmp_path):
+    path = tmp_path / "variants.toml"  # as variantlib's variants.dist.toml writes them
+    path.write_text("namespace_priorities = [ ]\nfeature_priorities = [ ]\nproperty_priorities = [ ]\n")
+    assert load_variant_config(str(path)).preferences == Preferences()
+
+
 @pytest.mark.parametrize("data, words", [
     ({"namespace_priority": ["x"]}, "unknown keys ['namespace_priority']"),
     ({"namespace_priorities": "x86_64"}, "namespace_priorities must be a list"),
