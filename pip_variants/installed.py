@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from ._install_mark import NON_VARIANT_FILE, mark_installed_without_label
 from .filename import canonicalize_name
 
 __all__ = [
@@ -41,12 +42,6 @@ __all__ = [
 ]
 
 VARIANT_JSON = "variant.json"
-#: In the ``.dist-info`` of a distribution installed from a wheel without a label: its ``variant.json`` does not apply.
-NON_VARIANT_FILE = "NON-VARIANT"
-_NON_VARIANT_TEXT = (b"Installed from a wheel without a variant label: a non-variant wheel (PEP 825),\n"
-                     b"whatever its variant.json says. Written by pip-variants.\n")
-
-
 @dataclass(frozen=True)
 class InstalledVariant:
     """One installed distribution's variant, as its ``variant.json`` describes it."""
@@ -135,32 +130,6 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
     label = labels[0]
     props = tuple(format_property_set(md.variants[label]))
     return InstalledVariant(name, version, label, props, dist_info, md)
-
-
-def mark_installed_without_label(lib_dir: str, dist_info_name: str) -> None:
-    """Mark ``lib_dir/dist_info_name`` as installed from a wheel without a label:
-    write :data:`NON_VARIANT_FILE` and list it in ``RECORD``, so that uninstalling
-    removes it with the rest."""
-    import base64
-    import hashlib
-
-    dist_info = os.path.join(lib_dir, dist_info_name)
-    record = os.path.join(dist_info, "RECORD")
-    if not os.path.isfile(record) or os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
-        return
-    digest = base64.urlsafe_b64encode(hashlib.sha256(_NON_VARIANT_TEXT).digest()).rstrip(b"=").decode()
-    line = f"{dist_info_name}/{NON_VARIANT_FILE},sha256={digest},{len(_NON_VARIANT_TEXT)}\r\n".encode()
-    with open(record, "rb+") as fh:  # pip writes RECORD with csv's \r\n
-        size = fh.seek(0, os.SEEK_END)
-        if size:
-            fh.seek(size - 1)
-            if fh.read(1) != b"\n":
-                line = b"\r\n" + line
-        fh.write(line)
-    # RECORD first: a file it lists but that is missing does not stop pip uninstall;
-    # a file it does not list would stay behind, with its folder
-    with open(os.path.join(dist_info, NON_VARIANT_FILE), "wb") as fh:
-        fh.write(_NON_VARIANT_TEXT)
 
 
 def find_dist_info(location: str, name: str, version: Optional[str] = None) -> Optional[str]:

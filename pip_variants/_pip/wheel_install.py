@@ -6,7 +6,7 @@ installers keeps its file). Selection already treats it so; once installed,
 nothing in the ``.dist-info`` says which file it came from, and readers of the
 installed ``variant.json`` (variant markers in ``pip check``, ``pip show``,
 ``pip-variants check``) would take it for the variant the file describes. So
-after pip installs such a wheel, :func:`pip_variants.installed.mark_installed_without_label`
+after pip installs such a wheel, :func:`pip_variants._install_mark.mark_installed_without_label`
 adds a ``NON-VARIANT`` file to its ``.dist-info``; :func:`installed_without_label`
 is what the hooks ask of an installed distribution.
 
@@ -33,7 +33,7 @@ __all__ = ["patch", "installed_without_label"]
 def installed_without_label(dist: Any) -> bool:
     """Was pip's installed distribution ``dist`` marked as installed from a
     wheel without a label (its ``variant.json`` then does not apply)?"""
-    from ..installed import NON_VARIANT_FILE
+    from .._install_mark import NON_VARIANT_FILE
 
     try:
         dist.read_text(NON_VARIANT_FILE)
@@ -70,7 +70,7 @@ def _mark_if_plain(wheel_path: str, scheme: Any) -> None:
     found = _dist_info_with_variant_json(wheel_path, list(dict.fromkeys((scheme.purelib, scheme.platlib))))
     if found is None:
         return
-    from ..installed import mark_installed_without_label
+    from .._install_mark import mark_installed_without_label
     from .wheel import split_label
 
     plain, label = split_label(os.path.basename(wheel_path))
@@ -92,7 +92,7 @@ def _wrap_install_wheel(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 #: what :func:`_mark_if_plain` imports, for pips that block imports during the install
-_NEEDED_DURING_INSTALL = ("pip_variants.filename", "pip_variants.installed")
+_NEEDED_DURING_INSTALL = ("pip_variants.filename", "pip_variants._install_mark")
 
 
 def patch(module: Any) -> None:
