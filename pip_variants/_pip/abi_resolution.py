@@ -274,13 +274,17 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
     next to a torch it was not built for. (A wheel being installed lists it
     too; H15 above adds the same requirement, which resolvelib merges.)"""
     def iter_dependencies(self: Any, *args: Any, **kwargs: Any) -> Any:
-        yield from original(self, *args, **kwargs)
+        declared: Dict[str, str] = {}
+        for req in original(self, *args, **kwargs):
+            declared.setdefault(_compat.canonical_name(str(req.name)), str(req.name))
+            yield req
         if not _reads_installed_builds():
             return
         try:
             from pip._vendor.packaging.requirements import Requirement
 
-            extra = [Requirement(_spec(abi)) for abi in _installed_abi_cached(self)]
+            # Spelled as the package spells it (torch_like): pip show lists names, not canonical ones.
+            extra = [Requirement(_spec(abi, declared.get(abi.project))) for abi in _installed_abi_cached(self)]
         except Exception as exc:
             messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
             return
@@ -319,16 +323,17 @@ def _installed_abi_cached(dist: Any) -> Tuple[Any, ...]:
     return result
 
 
-def _spec(abi: Any) -> str:
+def _spec(abi: Any, name: Optional[str] = None) -> str:
+    project = name or abi.project
     spec = abi.specifier()
     if spec is not None:
-        return f"{abi.project}{spec}"
+        return f"{project}{spec}"
     # Disjoint values (2.7 or 2.9) have no one-specifier form: the hull is
     # required, a documented over-approximation (docs/architecture.md).
     parts = sorted((tuple(int(p) for p in v.split(".")) for v in abi.values))
     low = parts[0]
     upper = max(p[:-1] + (p[-1] + 1,) for p in parts)
-    return f"{abi.project}>={'.'.join(map(str, low))}.dev0,<{'.'.join(map(str, upper))}.dev0"
+    return f"{project}>={'.'.join(map(str, low))}.dev0,<{'.'.join(map(str, upper))}.dev0"
 
 
 # ----------------------------------------------------------------------------- H16

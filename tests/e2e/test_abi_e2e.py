@@ -214,3 +214,12 @@ def test_a_plain_release_the_resolver_backtracks_to_gets_a_line_too(variant_venv
     if "torch-like 2.9.0: variant" in proc.stdout:
         assert "torch-like 2.7.0: not a variant wheel; pip takes this release, not 2.9.0" in proc.stdout, proc.stdout
     assert_clean(proc.stderr)
+
+
+def test_pip_show_names_the_abi_requirement_once_as_the_package_spells_it(fresh_venv, publish, chain):
+    publish("attn-like", "4.0", abi_release({"torch29": ["2.9"]}), plain=False, requires=["Torch_Like"])
+    run_pip(fresh_venv, "install", *index_args(chain), "attn-like==4.0", env=H100)
+    requires = next(line for line in run_pip(fresh_venv, "show", "attn-like").stdout.splitlines()
+                    if line.startswith("Requires:"))
+    assert requires == "Requires: Torch_Like", requires
+    assert "torch-like" not in run_pip(fresh_venv, "check", env=H100).stdout
