@@ -78,9 +78,13 @@ def _mark_if_plain(wheel_path: str, scheme: Any) -> None:
         mark_installed_without_label(*found)
 
 
-def _wrap_install_wheel(original: Callable[..., Any]) -> Callable[..., Any]:
+def _wrap_install_wheel(original: Callable[..., Any], module: Any) -> Callable[..., Any]:
     def install_wheel(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)
+        if module.__dict__.get("install_wheel") is not install_wheel:
+            # restored (pip-variants gave up, or uninstall()): req_install may still hold
+            # this wrapper, bound by its own import before pip 26.3; act as stock pip
+            return result
         wheel_path = kwargs.get("wheel_path", args[1] if len(args) > 1 else None)
         try:
             _mark_if_plain(str(wheel_path), kwargs.get("scheme", args[2] if len(args) > 2 else None))
@@ -104,4 +108,4 @@ def patch(module: Any) -> None:
         return
     # A convenience, like H20: a newer pip without this function installs as stock pip does.
     if callable(module.__dict__.get("install_wheel")):
-        _patching.patch(module, "install_wheel", _wrap_install_wheel)
+        _patching.patch(module, "install_wheel", lambda original: _wrap_install_wheel(original, module))
