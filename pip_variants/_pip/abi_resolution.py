@@ -274,17 +274,22 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
     next to a torch it was not built for. (A wheel being installed lists it
     too; H15 above adds the same requirement, which resolvelib merges.)"""
     def iter_dependencies(self: Any, *args: Any, **kwargs: Any) -> Any:
-        declared: Dict[str, str] = {}
-        for req in original(self, *args, **kwargs):
-            declared.setdefault(_compat.canonical_name(str(req.name)), str(req.name))
-            yield req
         if not _reads_installed_builds():
+            yield from original(self, *args, **kwargs)
             return
+        names = []
+        for req in original(self, *args, **kwargs):
+            names.append(getattr(req, "name", None))
+            yield req
         try:
+            builds = _installed_abi_cached(self)
+            if not builds:
+                return
             from pip._vendor.packaging.requirements import Requirement
 
             # Spelled as the package spells it (torch_like): pip show lists names, not canonical ones.
-            extra = [Requirement(_spec(abi, declared.get(abi.project))) for abi in _installed_abi_cached(self)]
+            declared = {_compat.canonical_name(str(n)): str(n) for n in reversed(names) if n}
+            extra = [Requirement(_spec(abi, declared.get(abi.project))) for abi in builds]
         except Exception as exc:
             messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
             return

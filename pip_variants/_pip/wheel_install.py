@@ -95,8 +95,9 @@ def _wrap_install_wheel(original: Callable[..., Any], module: Any) -> Callable[.
     return install_wheel
 
 
-#: what :func:`_mark_if_plain` imports, for pips that block imports during the install
-_NEEDED_DURING_INSTALL = ("pip_variants.filename", "pip_variants._install_mark")
+#: what :func:`_mark_if_plain` imports (and ``messages.shown`` for an odd path), for pips that
+#: block imports during the install
+_NEEDED_DURING_INSTALL = ("pip_variants.filename", "pip_variants._install_mark", "pip_variants._display")
 
 
 def patch(module: Any) -> None:

@@ -99,4 +99,4 @@ def test_install_command_registers_what_pip_must_import_before_installing(monkey
     eager: set = set()
     monkeypatch.setitem(sys.modules, "pip", types.SimpleNamespace(_EAGER_IMPORTS=eager))
     wheel_install.patch(types.ModuleType("pip._internal.commands.install"))
-    assert eager == {"pip_variants.filename", "pip_variants._install_mark"}
+    assert eager == {"pip_variants.filename", "pip_variants._install_mark", "pip_variants._display"}
