@@ -65,15 +65,10 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
     """What an installed ABI build requires, from its ``.dist-info/variant.json``
     (PEP 825 keeps it there). Projects whose version ``VARIANT_ABI_DEPENDENCY``
     or the profile set are left out: there the resolver is not bound either."""
-    try:
-        text = dist.read_text("variant.json")
-    except Exception:  # FileNotFoundError: not a variant wheel
-        return ()
-    if not text or "abi" not in text:  # most installed variants have no ABI property
-        return ()
-    from .wheel_install import installed_without_label
+    from .wheel_install import installed_variant_json
 
-    if installed_without_label(dist):
+    text = installed_variant_json(dist)
+    if "abi" not in text:  # most installed variants have no ABI property
         return ()
     from ..abi import AbiContext, feature_project, requirements_for
     from ..metadata import InvalidVariantMetadata, load_metadata

@@ -139,16 +139,10 @@ def _installed_environment(dist: Any) -> Any:
     its properties filtered to what the target supports, as at selection (MK-1):
     the same dependencies before and after the install, and on the next one."""
     from ..variant_markers import NON_VARIANT, VariantEnvironment
+    from .wheel_install import installed_variant_json
 
-    try:
-        text = dist.read_text("variant.json")
-    except Exception:  # FileNotFoundError, a metadata-only distribution (PEP 658)
-        return NON_VARIANT
+    text = installed_variant_json(dist)
     if not text:
-        return NON_VARIANT
-    from .wheel_install import installed_without_label
-
-    if installed_without_label(dist):
         return NON_VARIANT
     from ..metadata import InvalidVariantMetadata, load_metadata
 

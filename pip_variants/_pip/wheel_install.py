@@ -7,8 +7,8 @@ nothing in the ``.dist-info`` says which file it came from, and readers of the
 installed ``variant.json`` (variant markers in ``pip check``, ``pip show``,
 ``pip-variants check``) would take it for the variant the file describes. So
 after pip installs such a wheel, :func:`pip_variants._install_mark.mark_installed_without_label`
-adds a ``NON-VARIANT`` file to its ``.dist-info``; :func:`installed_without_label`
-is what the hooks ask of an installed distribution.
+adds a ``NON-VARIANT`` file to its ``.dist-info``; :func:`installed_variant_json`
+is how the hooks read an installed distribution's own ``variant.json``.
 
 Patched: ``pip._internal.operations.install.wheel.install_wheel``, which
 ``InstallRequirement.install`` calls (imported at the top of ``req_install``
@@ -27,19 +27,27 @@ from typing import Any, Callable
 
 from . import _patching, messages
 
-__all__ = ["patch", "installed_without_label"]
+__all__ = ["patch", "installed_variant_json"]
 
 
-def installed_without_label(dist: Any) -> bool:
-    """Was pip's installed distribution ``dist`` marked as installed from a
-    wheel without a label (its ``variant.json`` then does not apply)?"""
+def installed_variant_json(dist: Any) -> str:
+    """The text of the ``variant.json`` of pip's installed distribution
+    ``dist``; ``""`` where it has none (or pip cannot read it: a distribution
+    made from a PEP 658 ``.metadata`` file) or where it was installed from a
+    wheel without a label (marked by this hook: its ``variant.json`` does not apply)."""
     from .._install_mark import NON_VARIANT_FILE
 
     try:
+        text = dist.read_text("variant.json")
+    except Exception:  # FileNotFoundError: not a variant wheel
+        return ""
+    if not text:
+        return ""
+    try:
         dist.read_text(NON_VARIANT_FILE)
     except Exception:  # FileNotFoundError: a variant install, or one pip-variants did not see
-        return False
-    return True
+        return text
+    return ""
 
 
 def _dist_info_with_variant_json(wheel_path: str, libs: Any) -> Any:

@@ -79,7 +79,7 @@ def test_a_failure_while_marking_never_fails_the_install(tmp_path):
     assert wrapper("pkg", str(tmp_path / "missing-1.0-py3-none-any.whl"), None, "pkg") == "done"
 
 
-def test_installed_without_label_asks_the_distribution():
+def test_installed_variant_json_is_empty_for_a_marked_install():
     class Dist:
         def __init__(self, files):
             self.files = files
@@ -89,8 +89,9 @@ def test_installed_without_label_asks_the_distribution():
                 raise FileNotFoundError(name)
             return self.files[name]
 
-    assert wheel_install.installed_without_label(Dist({NON_VARIANT_FILE: "x", "variant.json": "{}"}))
-    assert not wheel_install.installed_without_label(Dist({"variant.json": "{}"}))
+    assert wheel_install.installed_variant_json(Dist({NON_VARIANT_FILE: "x", "variant.json": "{}"})) == ""
+    assert wheel_install.installed_variant_json(Dist({"variant.json": "{}"})) == "{}"
+    assert wheel_install.installed_variant_json(Dist({})) == ""
 
 
 def test_install_command_registers_what_pip_must_import_before_installing(monkeypatch):
