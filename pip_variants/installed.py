@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._install_mark import NON_VARIANT_FILE, mark_installed_without_label
+from ._install_mark import NON_VARIANT_FILE
 from .filename import canonicalize_name
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "CheckReport",
     "VARIANT_JSON",
     "NON_VARIANT_FILE",
-    "mark_installed_without_label",
     "read_installed_variant",
     "find_dist_info",
     "variant_of",
@@ -42,6 +41,8 @@ __all__ = [
 ]
 
 VARIANT_JSON = "variant.json"
+
+
 @dataclass(frozen=True)
 class InstalledVariant:
     """One installed distribution's variant, as its ``variant.json`` describes it."""
@@ -101,19 +102,20 @@ def read_installed_variant(dist_info: str) -> Optional[InstalledVariant]:
     with ``error`` set and label ``?``, so callers can show it.
     """
     path = os.path.join(dist_info, VARIANT_JSON)
+    unreadable: Optional[OSError] = None
     try:
         with open(path, "rb") as fh:
             content = fh.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
-            return None
-        name, version = _project_name(dist_info), _name_version(dist_info)[1]
-        return InstalledVariant(name, version, "?", (), dist_info, error=f"{path}: {exc.strerror or exc}")
+        unreadable = exc
     if os.path.exists(os.path.join(dist_info, NON_VARIANT_FILE)):
         return None
     name, version = _project_name(dist_info), _name_version(dist_info)[1]
+    if unreadable is not None:
+        return InstalledVariant(name, version, "?", (), dist_info,
+                                error=f"{path}: {unreadable.strerror or unreadable}")
     from .metadata import InvalidVariantMetadata, load_metadata
     from .properties import format_property_set
 

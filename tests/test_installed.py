@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pip_variants._install_mark import mark_installed_without_label
 from pip_variants.installed import (
     check_installed,
     find_dist_info,
     iter_installed_variants,
-    mark_installed_without_label,
     read_installed_variant,
     reinstall_command,
     variant_of,
