@@ -110,14 +110,6 @@ def split_object_reference(text: str) -> Tuple[str, Optional[str]]:
     return module, attr
 
 
-def _is_object_reference(text: str) -> bool:
-    try:
-        split_object_reference(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _schema_url_version(url: str) -> Optional[Tuple[int, int, int]]:
     """``(0, 2, 0)`` from a ``$schema`` URL whose last part ends in
     ``v0.2.0.json``, or is ``0.2.0.json`` (a form a future packaging.python.org
