@@ -189,6 +189,12 @@ class VariantMetadata:
     def provider(self, namespace: str) -> ProviderInfo:
         return self.providers.get(namespace) or ProviderInfo(namespace)
 
+    def is_abi_namespace(self, namespace: str) -> bool:
+        """Does the ABI-dependency provider answer for ``namespace``: the PEP
+        drafts' literal namespace, or one whose entry is ``{"builtin": "abi_dependency"}``?"""
+        info = self.providers.get(namespace)
+        return namespace == ABI_DEPENDENCY or (info is not None and info.builtin == ABI_DEPENDENCY)
+
     @property
     def used_namespaces(self) -> Tuple[str, ...]:
         seen: List[str] = []

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from ._record import record
 from .filename import canonicalize_name
-from .metadata import ABI_DEPENDENCY, ProviderInfo, VariantMetadata
+from .metadata import ProviderInfo, VariantMetadata
 from .properties import Supported
 from .providers.base import FeatureConfig, ProviderError, configs_to_supported
 
@@ -323,7 +323,7 @@ class SupportResolver:
         ]
         for ns in namespaces:
             info = metadata.provider(ns)
-            if ns == ABI_DEPENDENCY or info.builtin == ABI_DEPENDENCY:
+            if metadata.is_abi_namespace(ns):
                 answer = self.abi_support(info, metadata)
             else:
                 answer = self.namespace_support(info, _beyond_builtin(info, metadata, self.settings))

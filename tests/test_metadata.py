@@ -463,3 +463,14 @@ def test_an_index_file_without_the_wheels_abi_provider_disagrees_with_it():
     }, "index")
     assert check_consistency(index, wheel, "t29") == (
         "namespace 'abi_dependency' has a provider in the wheel but none in the index file")
+
+
+def test_the_abi_provider_answers_its_literal_namespace_and_builtin_entries():
+    md = parse_metadata({
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["torch_abi", "nvidia"]},
+        "providers": {"torch_abi": {"builtin": "abi_dependency"}, "nvidia": {"requires": ["nvidia-variant-provider"]}},
+        "variants": {"v": {"torch_abi": {"torch": ["2.9"]}, "nvidia": {"sm_arch": ["90_real"]}}},
+    })
+    assert md.is_abi_namespace("torch_abi") and md.is_abi_namespace("abi_dependency")
+    assert not md.is_abi_namespace("nvidia") and not md.is_abi_namespace("absent")

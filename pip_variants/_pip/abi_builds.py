@@ -1,5 +1,4 @@
-"""The ABI builds of the releases met in this run (H17's message), and which
-namespaces of a release are ABI dependencies.
+"""The ABI builds of the releases met in this run (H17's message).
 
 The finder records a release's builds when it chooses an ABI variant
 (:mod:`.context`); the resolver hooks read them (:mod:`.abi_resolution`). A
@@ -8,22 +7,12 @@ module of its own, so that neither of those imports the other.
 
 from __future__ import annotations
 
-from typing import Any, Set
+from typing import Any
 
 from . import _compat
 from .state import STATE
 
-__all__ = ["abi_namespaces", "register_builds"]
-
-
-def abi_namespaces(metadata: Any) -> Set[str]:
-    """The namespaces the ABI provider answers in ``metadata``: the literal
-    ``abi_dependency`` of the PEP drafts and any P850 ``builtin`` entry naming it."""
-    from ..abi import ABI_DEPENDENCY
-
-    namespaces = {ns for ns, info in metadata.providers.items() if info.builtin == ABI_DEPENDENCY}
-    namespaces.add(ABI_DEPENDENCY)
-    return namespaces
+__all__ = ["register_builds"]
 
 
 def register_builds(project: str, version: str, metadata: Any) -> None:
@@ -31,10 +20,9 @@ def register_builds(project: str, version: str, metadata: Any) -> None:
     the selection set aside included), for H17's message."""
     from ..abi import feature_project, parse_value
 
-    namespaces = abi_namespaces(metadata)
     builds = STATE.abi_builds.setdefault((_compat.canonical_name(project), version), {})
     for props in metadata.variants.values():
-        for ns in namespaces.intersection(props):
+        for ns in filter(metadata.is_abi_namespace, props):
             for feature, values in props[ns].items():
                 # (a value no version can match, "next", is no build worth naming)
                 builds.setdefault(feature_project(feature), set()).update(v for v in values if parse_value(v))

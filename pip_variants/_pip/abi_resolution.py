@@ -72,7 +72,6 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
         return ()
     from ..abi import AbiContext, feature_project, requirements_for
     from ..metadata import InvalidVariantMetadata, load_metadata
-    from .abi_builds import abi_namespaces
 
     try:
         md = load_metadata(text, "variant.json")
@@ -85,9 +84,8 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
                                 else AbiContext.from_environment())
     fixed = set(ctx.overrides) | set(ctx.profile)
     binding: Dict[str, List[str]] = {}
-    wanted = abi_namespaces(md)
     for ns, features in props.items():
-        if ns not in wanted:
+        if not md.is_abi_namespace(ns):
             continue
         for feature, values in features.items():
             if feature_project(feature) not in fixed:
