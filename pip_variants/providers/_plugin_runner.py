@@ -282,7 +282,15 @@ def _call_member(obj, name):
     try:
         return _call(func, name)
     except _PluginFailure as exc:
-        if not (retry_on_instance and isinstance(getattr(exc, "cause", None), TypeError)):
+        cause = getattr(exc, "cause", None)
+        # Only a call that lacked its ``self`` is retried ("missing 1 required
+        # positional argument", "descriptor 'copy' for 'list' objects doesn't
+        # apply to a 'NoneType' object"): a TypeError the plugin raised itself
+        # would otherwise run the plugin twice.
+        said = str(cause)
+        if not (
+            retry_on_instance and isinstance(cause, TypeError) and ("argument" in said or "descriptor" in said)
+        ):
             raise
     # Probably an instance method we could not recognise statically.
     return _call(getattr(_instantiate(obj, name), name), name)

@@ -105,6 +105,12 @@ PLUGIN_SOURCES: Dict[str, str] = {
             @memo
             def get_supported_configs(self):
                 return [Cfg("s", ["s1"])]
+        calls = []
+        class WrappedRaises:  # its own TypeError: reported, not retried on an instance
+            @memo
+            def get_supported_configs():
+                calls.append(1)
+                raise TypeError("bad config table (call %d)" % len(calls))
     """,
     "p_needs_a_dependency": """
         from variantlib_not_installed.models import VariantFeatureConfig
@@ -381,6 +387,12 @@ def test_a_dependency_importable_only_through_pythonpath_is_found(tmp_path, monk
     missing = run_one("pp_plugin", str(plugin_dir))
     assert isinstance(missing, ProviderError)
     assert "No module named 'pp_dependency'" in missing.message
+
+
+def test_wrapped_function_raising_type_error_runs_once(plugin_path):
+    err = run_one("p_shapes_without_self:WrappedRaises", plugin_path)
+    assert isinstance(err, ProviderError)
+    assert "TypeError: bad config table (call 1)" in err.message
 
 
 def test_unrecognised_instance_method_retried_on_instance(plugin_path):
