@@ -16,7 +16,7 @@ from .filename import NULL_LABEL, canonicalize_name
 from .metadata import VariantMetadata
 from .properties import Supported, format_property_set
 from .selection import (PROFILE_HOLDER, Preferences, Ranking, Rejection, find_incompatibility, held_by_profile,
-                        rank_variants)
+                        matching_properties, rank_variants)
 from .support import NamespaceSupport, PluginInstaller, StrictVariantError, SupportResolver, SupportSettings
 
 if TYPE_CHECKING:  # abi.py is imported only for a release with an ABI namespace
@@ -185,8 +185,8 @@ class Selection:
     def describe(self, label: str, version: Optional[str] = None) -> str:
         """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``
         (``version``: as the wheel spells it, where not as the release's key does)."""
-        props = self.metadata.variants.get(label, {})
-        shown = format_property_set(props)
+        # What this target matched, not every GPU or CPU level the build also serves.
+        shown = format_property_set(matching_properties(self.metadata.variants.get(label, {}), self.supported))
         if label == NULL_LABEL:
             why = "the null variant"
             if self.forced != label and not any(l != NULL_LABEL for l in self.order):

@@ -27,6 +27,7 @@ __all__ = [
     "Ranking",
     "find_incompatibility",
     "held_by_profile",
+    "matching_properties",
     "PROFILE_HOLDER",
     "rank_variants",
     "orders_for",
@@ -112,6 +113,23 @@ def find_incompatibility(label: str, props: PropertySet, supported: Supported) -
             if not any(value in have for value in values):
                 return Rejection(label, "unsupported", ns, feature, tuple(values), have)
     return None
+
+
+def matching_properties(props: PropertySet, supported: Supported) -> PropertySet:
+    """``props`` with each feature's values cut to those ``supported`` holds.
+
+    What made a chosen variant fit: of a wheel built for ``gfx1030 ... gfx942``
+    a machine with an MI300X matched ``gfx942``. A feature none of whose
+    values is supported (a build forced with ``--variant``) keeps them all.
+    """
+    matched: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+    for ns, features in props.items():
+        ns_supported = supported.get(ns, {})
+        for feature, values in features.items():
+            have = ns_supported.get(feature, ())
+            kept = tuple(value for value in values if value in have)
+            matched.setdefault(ns, {})[feature] = kept or tuple(values)
+    return matched
 
 
 def _merged(*orders: Iterable[str]) -> List[str]:

@@ -144,3 +144,14 @@ def test_static_blas_best_value():  # PROVIDERS.md §7 test 10
 
 def test_find_incompatibility_null():
     assert find_incompatibility("null", {}, {}) is None
+
+
+def test_matching_properties_keeps_what_the_machine_matched():
+    from pip_variants.selection import matching_properties
+
+    props = {"amd": {"gfx_arch": ("gfx1030", "gfx1100", "gfx942"), "rocm_version": ("6.4",)}}
+    supported = {"amd": {"gfx_arch": ("gfx942",), "rocm_version": ("6.4", "6.3")}}
+    assert matching_properties(props, supported) == {"amd": {"gfx_arch": ("gfx942",), "rocm_version": ("6.4",)}}
+    # nothing supported (a build forced with --variant): the wheel's own values
+    assert matching_properties(props, {}) == props
+    assert matching_properties({}, supported) == {}

@@ -158,7 +158,7 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
     """Refuse a variant wheel this machine does not support (unless ``--variant``
     names it), say which build is taken, and remember it for the later hooks."""
     from ..properties import format_property_set
-    from ..selection import PROFILE_HOLDER
+    from ..selection import PROFILE_HOLDER, matching_properties
 
     ctx.namespaces_seen.update(metadata.namespaces)
     rejection = ctx.engine.check_wheel(parsed.name, metadata, label)
@@ -185,7 +185,7 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
                 f"but {problem.holder} does not support it ({problem}); taking it anyway"
             )
     if messages.info_enabled():
-        props = format_property_set(metadata.variants.get(label, {}))
+        props = format_property_set(matching_properties(metadata.variants.get(label, {}), supported))
         shown = ", ".join(props[:4]) + (", ..." if len(props) > 4 else "")
         messages.info_once(f"{parsed.name} {parsed.version}: variant {label} ({shown or 'null variant'})")
     ctx.remember(link, Outcome(metadata=metadata, json_url=json_url))

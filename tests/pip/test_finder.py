@@ -186,6 +186,25 @@ def test_chosen_variant_is_logged_once(patched, pkg_dir, caplog):
     assert [r.getMessage() for r in caplog.records] == ["pkg 1.0: variant fv3 (fake :: level :: v3)"]
 
 
+def test_chosen_variant_line_names_the_values_this_machine_matched(patched, tmp_path, caplog, monkeypatch):
+    from support.wheels import NVIDIA_PROVIDER, build_release, variants_json
+
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+    monkeypatch.setenv("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "9.0")
+    data = variants_json(
+        "pkg", "1.0", namespaces=["nvidia"], providers={"nvidia": NVIDIA_PROVIDER},
+        variants={"cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"],
+                                       "sm_arch": ["100_real", "120_real", "80_real", "90_real"]}}, "null": {}},
+    )
+    build_release(tmp_path, "pkg", "1.0", data)
+    with caplog.at_level("INFO", logger="pip_variants"):
+        variant_finder([str(tmp_path)]).find_best_candidate("pkg")
+    # not the first four of its five: the build also serves GPUs this machine does not have
+    assert [r.getMessage() for r in caplog.records] == [
+        "pkg 1.0: variant cu128 (nvidia :: cuda_version_lower_bound :: 12.8, nvidia :: sm_arch :: 90_real)"
+    ]
+
+
 def test_forced_label_on_a_project_without_variants(patched, tmp_path):
     from pip._internal.exceptions import InstallationError
 
