@@ -121,9 +121,12 @@ def parse_override(text: str) -> Tuple[Dict[str, str], List[str]]:
     return out, problems
 
 
-def _sort_key(value: str) -> Tuple[Tuple[int, ...], int]:
+def _sort_key(value: str) -> Tuple[Tuple[int, ...], int, int, str]:
+    # Total: "1" and "01" parse alike, and the order of a set must not choose
+    # between them (it changes with PYTHONHASHSEED). The shortest spelling,
+    # the one variantlib's exact string match accepts, ranks as the better.
     parsed = parse_value(value) or ()
-    return parsed, len(parsed)
+    return parsed, len(parsed), -len(value), value
 
 
 def supported_values(declared: Iterable[str], version: Optional[str],
@@ -144,7 +147,7 @@ def supported_values(declared: Iterable[str], version: Optional[str],
         first = supported_values(values, preferred)
         return first + tuple(v for v in newest_first if v not in first)
     hits = [v for v in values if value_matches(v, version)]
-    hits.sort(key=lambda v: len(parse_value(v) or ()))
+    hits.sort(key=lambda v: (len(parse_value(v) or ()), len(v), v))
     return tuple(hits)
 
 

@@ -147,9 +147,10 @@ class Selection:
     forced_problem: Optional[Rejection] = None
     #: label -> what its ABI-dependency properties require of the resolver
     abi: Mapping[str, Tuple[AbiRequirement, ...]] = field(default_factory=dict)
-    #: optional namespaces left off that could not change the choice: no
-    #: "enable it" notice for them (``pip-variants explain`` still lists them)
-    moot_optional: Tuple[str, ...] = ()
+    #: namespaces whose notice goes unsaid (``pip-variants explain`` still
+    #: lists them): optional ones left off that could not change the choice,
+    #: and those the user turned off (``--variant-disable``: asked for, not news)
+    quiet: Tuple[str, ...] = ()
 
     @property
     def abi_sources(self) -> Tuple[AbiSource, ...]:
@@ -180,7 +181,7 @@ class Selection:
 
     @property
     def notices(self) -> Tuple[str, ...]:
-        return tuple(a.notice for a in self.answers if a.notice and a.namespace not in self.moot_optional)
+        return tuple(a.notice for a in self.answers if a.notice and a.namespace not in self.quiet)
 
     def describe(self, label: str, version: Optional[str] = None) -> str:
         """``torch 2.9.0: variant cu128 (nvidia :: sm_arch :: 90_real, ...)``
@@ -305,14 +306,20 @@ class VariantEngine:
         if ranking.rejected:
             ranking = Ranking(ranking.order, {label: _static_view(metadata, as_answered(rej, answers), supported)
                                               for label, rej in ranking.rejected.items()})
-        moot: Tuple[str, ...] = ()
+        quiet: Tuple[str, ...] = ()
         if any(a.source == "disabled" and a.notice for a in answers):
-            moot = self._moot_optional_namespaces(metadata, supported, answers, labels, name, ranking, forced)
+            quiet = self._moot_optional_namespaces(metadata, supported, answers, labels, name, ranking, forced)
+            quiet += self.disabled_by_user(answers)
         abi: Dict[str, Tuple[AbiRequirement, ...]] = {}
         abi_answers = [a for a in answers if a.abi_sources]
         if abi_answers:
             abi = _abi_requirements(metadata, ranking, abi_answers, forced)
-        return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi, moot)
+        return Selection(project, version, metadata, ranking, supported, answers, forced, problem, abi, quiet)
+
+    def disabled_by_user(self, answers: Iterable[NamespaceSupport]) -> Tuple[str, ...]:
+        """The namespaces of ``answers`` that ``--variant-disable`` turned off."""
+        return tuple(a.namespace for a in answers
+                     if a.source == "disabled" and a.namespace in self.settings.support.disabled)
 
     def _moot_optional_namespaces(
         self, metadata: VariantMetadata, supported: Supported, answers: Tuple[NamespaceSupport, ...],

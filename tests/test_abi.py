@@ -188,3 +188,11 @@ def test_user_can_disable_the_namespace():
     ctx.bind(dict, ())
     eng = VariantEngine(VariantSettings(support=SupportSettings(abi=ctx, disabled=("abi_dependency",))))
     assert eng.select("attn", "1.0", release()).order == ("null",)
+
+
+@pytest.mark.parametrize("declared", [["1", "01"], ["01", "1"], ["001", "01", "1"]])
+def test_supported_values_order_is_total(declared):
+    # "1" and "01" parse alike: the order may not come from a set's (PYTHONHASHSEED's)
+    assert supported_values(declared, "1.2")[0] == "1"
+    assert supported_values(declared, None)[0] == "1"
+    assert supported_values(declared, None) == supported_values(sorted(declared, reverse=True), None)

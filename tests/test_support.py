@@ -625,6 +625,8 @@ def test_a_static_list_that_misses_a_declared_value_is_named_not_the_machine():
     off = VariantEngine(VariantSettings(support=SupportSettings(disabled=("blas",)))).select("pkg", "1.0", md)
     assert str(off.ranking.rejected["mkl"]) == "needs blas :: lib :: mkl; variant namespace 'blas' disabled by the user"
     assert str(off.ranking.rejected["ob"]).endswith("; variant namespace 'blas' disabled by the user")
+    assert off.notices == ()  # the user asked for it: said in the reasons, not as a warning of every run
+    assert off.quiet == ("blas",)
 
 
 def test_a_requirement_in_a_printed_command_is_quoted_for_the_shell():

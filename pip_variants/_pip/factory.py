@@ -170,8 +170,9 @@ def _check_on_this_machine(ctx: FinderContext, link: Any, label: str, parsed: An
         where = "on this system" if rejection.holder != PROFILE_HOLDER else f"for {rejection.holder}"
         raise UnsupportedVariantWheel(f"{link.filename} is not a supported variant {where}: {rejection}{hint}")
     supported, answers = ctx.engine.supported_for(metadata)
+    quiet = ctx.engine.disabled_by_user(answers)
     for answer in answers:
-        if answer.notice:
+        if answer.notice and answer.namespace not in quiet:
             messages.warn_once(f"pip-variants: {answer.notice}")
     if ctx.forced.get(_compat.canonical_name(parsed.name)) == label and not ctx.only_forced:
         from ..engine import as_answered

@@ -75,17 +75,18 @@ def report_kept_builds(ctx: FinderContext, kept: Dict[str, Tuple[str, Optional[s
             )
     for name, label in sorted(ctx.forced.items()):
         option = variant_option(name, label)
-        if name in ctx.looked_up or name in resolved or name in installed:
+        if name in ctx.looked_up or name in resolved:
             continue
-        near = _near_name(name, ctx.looked_up | resolved)
+        near = None if name in installed else _near_name(name, ctx.looked_up | resolved)
         if near is not None:
             messages.warn_once(
                 f"pip-variants: {option} was not applied: no project named {name!r} is part of "
                 f"this install; did you mean {near!r}?"
             )
         else:
-            messages.debug("pip-variants: %s was not applied: no project named %r is part of this install",
-                           option, name)
+            messages.verbose("pip-variants: %s was not applied: no project named %r is part of this install%s",
+                             option, name, " (it is installed; this install does not need it)"
+                             if name in installed else "")
 
 
 def report_options_that_named_nothing(ctx: FinderContext, resolved: Set[str], installed: Set[str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Set, Tuple
 
-__all__ = ["logger", "info_enabled", "info_once", "warn_once", "debug", "internal_error", "reset", "shown"]
+__all__ = ["logger", "info_enabled", "info_once", "warn_once", "verbose", "debug", "internal_error", "reset", "shown"]
 
 logger = logging.getLogger("pip_variants")
 
@@ -48,6 +48,15 @@ def info_once(message: str) -> None:
 def warn_once(message: str) -> None:
     if _once(logging.WARNING, message):
         logger.warning("%s", shown(message))
+
+
+#: pip's own level between INFO and DEBUG, which ``-v`` shows (``-vv``: DEBUG)
+VERBOSE = 15
+
+
+def verbose(message: str, *args: object) -> None:
+    if logger.isEnabledFor(VERBOSE):
+        logger.log(VERBOSE, "%s", shown(message % args if args else message))
 
 
 def debug(message: str, *args: object) -> None:

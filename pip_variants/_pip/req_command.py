@@ -201,11 +201,14 @@ class _Sources:
         """The option's words from the variable and from the files (before the command line's)."""
         return _words([self.variable(key) or ""]), _words([self.file(key) or ""])
 
+    def _given(self, key: str) -> Tuple[Tuple[Optional[str], str], ...]:
+        return ((self.variable(key), f" (from the {_variable_name(key)} environment variable)"),
+                (self.file(key), " (from pip's configuration: 'pip config list' shows which file)"))
+
     def where(self, key: str, read: Callable[[str], Any]) -> str:
         """Where a refused value of ``--key`` came from, unless from the command line:
         the one of the variable or the files that ``read`` refuses on its own."""
-        for value, where in ((self.variable(key), f" (from the {_variable_name(key)} environment variable)"),
-                             (self.file(key), " (from pip's configuration: 'pip config list' shows which file)")):
+        for value, where in self._given(key):
             if value:
                 try:
                     read(value)
@@ -213,13 +216,22 @@ class _Sources:
                     return where
         return ""
 
+    def origin(self, key: str, value: Any) -> str:
+        """Where the one value of ``--key`` (a file name) came from, unless from
+        the command line: re-reading the file could not tell."""
+        for given, where in self._given(key):
+            if given is not None and given == value:
+                return where
+        return ""
 
-def _read_option(read: Callable[[Any], Any], value: Any, errors: Any) -> Any:
-    """``read(value)``; its own error (a bad file or value) becomes pip's one-line error."""
+
+def _read_option(read: Callable[[Any], Any], value: Any, errors: Any, where: Callable[[], str]) -> Any:
+    """``read(value)``; its own error (a bad file or value) becomes pip's one-line
+    error, ending with ``where()`` the value came from."""
     try:
         return read(value)
     except errors as exc:
-        raise VariantInstallationError(str(exc)) from None
+        raise VariantInstallationError(f"{exc}{where()}") from None
 
 
 def configure_finder(command: str, options: Any, session: Any, finder: Any,
@@ -254,17 +266,20 @@ def configure_finder(command: str, options: Any, session: Any, finder: Any,
     if opts.profile:
         from ..profile import InvalidProfile, load_profile
 
-        profile = _read_option(load_profile, opts.profile, InvalidProfile)
+        profile = _read_option(load_profile, opts.profile, InvalidProfile,
+                               lambda: sources.origin("variant-profile", opts.profile))
     config = None
     if opts.config:
         from ..variant_config import InvalidVariantConfig, load_variant_config
 
-        config = _read_option(load_variant_config, opts.config, InvalidVariantConfig)
+        config = _read_option(load_variant_config, opts.config, InvalidVariantConfig,
+                              lambda: sources.origin("variant-config", opts.config))
     excluded: Dict[str, Tuple[str, ...]] = {}
     if opts.exclude:
         from ..engine import VariantError, parse_excluded
 
-        excluded = _read_option(parse_excluded, opts.exclude, VariantError)
+        excluded = _read_option(parse_excluded, opts.exclude, VariantError, lambda: sources.where(
+            "variant-exclude", lambda value: parse_excluded(_words([value]))))
     if opts.disable or opts.enable:
         from ..engine import VariantError, parse_namespaces
 

@@ -207,7 +207,8 @@ def test_exclude_disable_and_priorities_reorder_among_supported_builds(variant_v
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_VARIANT_EXCLUDE="pkg=ob pkg=mkl")
     assert chosen == PLAIN, stderr
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-disable", "blas_lapack")
-    assert chosen == PLAIN, stderr
+    # asked for: no warning of its own (the reasons in the fallback line still say it)
+    assert chosen == PLAIN and "pip-variants: variant namespace 'blas_lapack' disabled" not in stderr, stderr
     config = tmp_path / "variants.toml"
     config.write_text('property_priorities.blas_lapack.library = ["accelerate", "mkl"]\n')
     chosen, _, stderr = pick(variant_venv, index, "pkg", "--variant-config", str(config))
@@ -265,6 +266,11 @@ def test_variant_naming_a_misspelt_project_is_said(variant_venv, release, index)
     chosen, _, stderr = pick(variant_venv, index, "pkg", PIP_VARIANT="torch=cu128")
     assert chosen == vfile("ob"), stderr
     assert "not applied" not in stderr, stderr
+    # ... but -v (pip's VERBOSE level) says it, as docs/troubleshooting.md promises
+    proc = run_pip(variant_venv, "install", "--dry-run", "-v", *index_args(index), "pkg",
+                   env={"PIP_VARIANT": "torch=cu128"})
+    assert ("PIP_VARIANT=\"torch=cu128\" was not applied: no project named 'torch' is part of this install"
+            in proc.stdout), proc.stdout
 
 
 def test_namespace_and_exclude_options_naming_nothing_are_said(variant_venv, release, index):

@@ -23,8 +23,8 @@ def test_unused_forced_label_names_the_close_project(patched, pkg_dir, caplog):
     assert _unused_forced_messages(finder, {}, caplog) == [
         ("WARNING", "pip-variants: --variant pgk=fv9 was not applied: no project named 'pgk' is part of "
                     "this install; did you mean 'pkg'?"),
-        ("DEBUG", "pip-variants: --variant torch=cu128 was not applied: no project named 'torch' is part "
-                  "of this install"),
+        ("VERBOSE", "pip-variants: --variant torch=cu128 was not applied: no project named 'torch' is part "
+                    "of this install"),
     ]
 
 
@@ -34,8 +34,11 @@ def test_unused_forced_label_of_a_project_in_the_install_is_no_typo(patched, pkg
     finder.find_best_candidate("pkg")
     getattr(finder, ATTR).looked_up.update({"torchvision", "jaxlib"})
     assert _unused_forced_messages(finder, {}, caplog, installed={"torch"}) == [
-        ("DEBUG", "pip-variants: --variant jax=cuda12 was not applied: no project named 'jax' is part "
-                  "of this install"),
+        ("VERBOSE", "pip-variants: --variant jax=cuda12 was not applied: no project named 'jax' is part "
+                    "of this install"),
+        # pip's -v (its VERBOSE level) shows these, as docs/troubleshooting.md says
+        ("VERBOSE", "pip-variants: --variant torch=cu128 was not applied: no project named 'torch' is part "
+                    "of this install (it is installed; this install does not need it)"),
     ]
 
 
@@ -44,8 +47,8 @@ def test_unused_forced_label_is_never_matched_with_the_environment(patched, pkg_
     finder = variant_finder([str(pkg_dir)], pip_variants_variant=["jaxlib=cuda12"])
     finder.find_best_candidate("pkg")
     assert _unused_forced_messages(finder, {}, caplog, resolved={"requests"}, installed={"joblib"}) == [
-        ("DEBUG", "pip-variants: --variant jaxlib=cuda12 was not applied: no project named 'jaxlib' is "
-                  "part of this install"),
+        ("VERBOSE", "pip-variants: --variant jaxlib=cuda12 was not applied: no project named 'jaxlib' is "
+                    "part of this install"),
     ]
 
 

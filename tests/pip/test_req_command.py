@@ -299,3 +299,33 @@ def test_a_choice_from_pip_config_is_named_as_the_config_setting(patched, monkey
     monkeypatch.delenv("PIP_VARIANT", raising=False)  # (the first command exported it)
     _from_pip(tmp_path, monkeypatch, "--variant", "torch=cu126")
     assert variant_option("torch", "cu126") == "--variant torch=cu126"
+
+
+@pytest.mark.parametrize("key", ["variant-profile", "variant-config"])
+def test_a_bad_file_setting_says_where_it_came_from(patched, monkeypatch, tmp_path, key):
+    variable = "PIP_" + key.upper().replace("-", "_")
+    missing = str(tmp_path / "missing.json")
+    monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(VariantInstallationError) as failure:
+        _from_pip(tmp_path, monkeypatch, f"--{key}", missing)
+    assert str(failure.value).endswith("No such file or directory")  # typed: nothing added
+    monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(VariantInstallationError, match=rf"\(from the {variable} environment variable\)$"):
+        _from_pip(tmp_path, monkeypatch, **{variable: missing})
+    monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(VariantInstallationError, match=r"\(from pip's configuration: 'pip config list' shows "
+                                                        r"which file\)$"):
+        _from_pip(tmp_path, monkeypatch, conf=f"[install]\n{key} = {missing}\n")
+
+
+def test_a_bad_exclude_setting_says_where_it_came_from(patched, monkeypatch, tmp_path):
+    monkeypatch.delenv("PIP_VARIANT_EXCLUDE", raising=False)
+    with pytest.raises(VariantInstallationError, match=r"expected NAME=LABEL, e.g. torch=cu128$"):
+        _from_pip(tmp_path, monkeypatch, "--variant-exclude", "demopkg")
+    monkeypatch.delenv("PIP_VARIANT_EXCLUDE", raising=False)
+    with pytest.raises(VariantInstallationError, match=r"\(from the PIP_VARIANT_EXCLUDE environment variable\)$"):
+        _from_pip(tmp_path, monkeypatch, "--variant-exclude", "demo=x1", PIP_VARIANT_EXCLUDE="demopkg")
+    monkeypatch.delenv("PIP_VARIANT_EXCLUDE", raising=False)
+    with pytest.raises(VariantInstallationError, match=r"\(from pip's configuration: 'pip config list' shows "
+                                                        r"which file\)$"):
+        _from_pip(tmp_path, monkeypatch, conf="[install]\nvariant-exclude = demopkg\n")
