@@ -49,13 +49,15 @@ __all__ = ["patch", "patch_candidates", "wrap_candidate_iter_dependencies", "cur
 
 
 def _names_variant(line: str) -> bool:
-    """Does a ``Requires-Dist`` line use a variant marker? (variant_markers and
-    its pattern are loaded only for lines that could.)"""
-    if "variant_" not in line:
+    """Does a ``Requires-Dist`` line use a variant marker? Only its marker
+    (after ``;``) counts: a project or an extra may be named ``variant_label``.
+    (variant_markers and its pattern are loaded only for lines that could.)"""
+    marker = line.partition(";")[2]
+    if "variant_" not in marker:
         return False
     from ..variant_markers import marker_name_re
 
-    return marker_name_re().search(line) is not None
+    return marker_name_re().search(marker) is not None
 
 
 def _is_marker_name(value: Any) -> bool:
@@ -212,6 +214,7 @@ def _candidate_environment(candidate: Any) -> Any:
 def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
     rules = vm.default_rules
     extended: Dict[str, Any] = {}
+    failed: List[BaseException] = []
 
     def extend() -> Dict[str, Any]:
         # Compiled on the first marker pip parses, not when pip starts.
@@ -231,9 +234,14 @@ def _wrap_tokenizer_init(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
             # Without "variant_" in the text the stock rules tokenize it the same:
             # most requirements never pay for the extended rule (or its compile).
             if "variant_" in source and kwargs.get("rules") is rules and not STATE.stepped_aside:
-                if not extended:
-                    extended.update(extend())
-                kwargs["rules"] = extended
+                if not extended and not failed:
+                    try:
+                        extended.update(extend())
+                    except Exception as exc:  # a module of ours gone: pip's own rules
+                        failed.append(exc)
+                        messages.internal_error("Tokenizer.__init__", exc)
+                if extended:
+                    kwargs["rules"] = extended
             original(self, source, *args, **kwargs)
 
         return __init__
@@ -272,9 +280,13 @@ def _wrap_evaluate(vm: _compat.VendoredMarkers) -> Callable[[Any], Any]:
                 ours = False
             if not ours:
                 return bool(original(self, environment, *args, **kwargs))
-            from ..variant_markers import MARKER_NAMES, InvalidVariantComparison, compare
+            try:
+                from ..variant_markers import MARKER_NAMES, InvalidVariantComparison, compare
 
-            env = current_environment()
+                env = current_environment()
+            except Exception as exc:  # a module of ours gone: pip decides alone
+                messages.internal_error("Marker.evaluate", exc)
+                return bool(original(self, environment, *args, **kwargs))
 
             def atom(item: Any) -> bool:
                 lhs, op, rhs = item
@@ -320,19 +332,31 @@ def _wrap_dist_iter_dependencies(original: Callable[..., Any], *, cached_by_back
     metadata names variant markers is read from ``Requires-Dist`` here."""
 
     def iter_dependencies(self: Any, extras: Any = ()) -> Any:
-        vm = supported()
-        if vm is None:
-            return _without_variant_markers(self, extras, original)
-        # A resolver candidate may already have set the values (the chosen wheel's).
-        scope = _stack[-1] if _stack else _Lazy(lambda: _installed_environment(self))
-        make: Callable[[], Any] = lambda: original(self, extras)  # noqa: E731
-        if cached_by_backend:
-            raw = _raw_requires(self)
-            if raw is not None and any(_names_variant(line) for line in raw):
-                make = lambda: _requirements(raw, extras, keep_variant=True)  # noqa: E731
-        return _decided(variant_scope(make, scope), vm.variable_cls)
+        try:
+            made = _with_variant_markers(self, extras, original, cached_by_backend)
+        except Exception as exc:  # a module of ours gone, a bug: pip's own list
+            messages.internal_error("Distribution.iter_dependencies", exc)
+            made = None
+        # pip's own call stays outside the try: its errors are pip's to report
+        return original(self, extras) if made is None else made
 
     return iter_dependencies
+
+
+def _with_variant_markers(dist: Any, extras: Any, original: Callable[..., Any], cached_by_backend: bool) -> Any:
+    """The requirements as pip-variants reads them, or ``None``: pip's own
+    (``original`` is only called lazily, by the iterator returned)."""
+    vm = supported()
+    if vm is None:
+        return _without_variant_markers(dist, extras)
+    # A resolver candidate may already have set the values (the chosen wheel's).
+    scope = _stack[-1] if _stack else _Lazy(lambda: _installed_environment(dist))
+    make: Callable[[], Any] = lambda: original(dist, extras)  # noqa: E731
+    if cached_by_backend:
+        raw = _raw_requires(dist)
+        if raw is not None and any(_names_variant(line) for line in raw):
+            make = lambda: _requirements(raw, extras, keep_variant=True)  # noqa: E731
+    return _decided(variant_scope(make, scope), vm.variable_cls)
 
 
 def _raw_requires(dist: Any) -> Optional[List[str]]:
@@ -381,14 +405,15 @@ def _decided(requirements: Iterator[Any], variable: type) -> Iterator[Any]:
         yield req
 
 
-def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any]) -> Any:
-    """pip 23.2–24.0: leave out what pip cannot parse, with one warning, instead of crashing."""
+def _without_variant_markers(dist: Any, extras: Any) -> Optional[List[Any]]:
+    """pip 23.2–24.0: leave out what pip cannot parse, with one warning, instead
+    of crashing; ``None`` (pip's own list) where nothing names a variant marker."""
     raw = _raw_requires(dist)
     if raw is None:
-        return original(dist, extras)
+        return None
     skipped = [line.strip() for line in raw if _names_variant(line)]
     if not skipped:
-        return original(dist, extras)
+        return None
     wanted = {_compat.canonical_name(str(e)) for e in (extras or ())}
     # a dependency of an extra nobody asked for is left out anyway: not worth a word
     said = [line for line in skipped if not _extras_named(line) or _extras_named(line) & wanted]
@@ -397,7 +422,11 @@ def _without_variant_markers(dist: Any, extras: Any, original: Callable[..., Any
     try:
         kept = _requirements(raw, extras, keep_variant=False)
     except InvalidRequirement:
-        return original(dist, extras)  # broken for other reasons too: pip's own handling
+        return None  # broken for other reasons too: pip's own handling
+    except Exception as exc:
+        if _is_pip_marker_error(exc):
+            return None  # (an undefined environment name): pip's own verdict
+        raise
     name = dist.metadata.get("Name") or getattr(dist, "canonical_name", "?")
     version = dist.metadata.get("Version") or ""
     # pip asks for a release's dependencies without extras, then with them:

@@ -47,6 +47,16 @@ def info_once(message: str) -> None:
 
 def warn_once(message: str) -> None:
     if _once(logging.WARNING, message):
+        if not logger.hasHandlers():
+            # Before pip sets up its logging (a hook of the option parser):
+            # logging's last resort would print the line without pip's prefix.
+            import sys
+
+            try:
+                sys.stderr.write(f"WARNING: {shown(message)}\n")
+            except Exception:  # noqa: BLE001 - a closed stderr: nothing to tell it on
+                pass
+            return
         logger.warning("%s", shown(message))
 
 

@@ -173,12 +173,9 @@ def test_old_pip_fallback_leaves_marked_dependencies_out_with_one_warning(patche
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=REQUIRES)
     dist = _wheel_dist(wheel)
 
-    def original(dist, extras):  # pragma: no cover - must not be reached
-        raise AssertionError("stock iter_dependencies would crash on variant markers")
-
     with caplog.at_level(logging.WARNING, logger="pip_variants"):
-        first = markers._without_variant_markers(dist, (), original)
-        markers._without_variant_markers(dist, (), original)
+        first = markers._without_variant_markers(dist, ())  # not None: pip's own would crash on them
+        markers._without_variant_markers(dist, ())
     assert [r.name for r in first] == ["always"]
     assert caplog.text.count("variant environment markers") == 1
     assert "torch-like 1.0" in caplog.text and "cuda-lib, sm90, plain-only" in caplog.text
@@ -250,7 +247,7 @@ def test_old_pip_fallback_names_only_dependencies_of_the_extras_asked_for(patche
                 'docs-tools ; extra == "docs" and variant_label == "cu128"']
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=requires)
     with caplog.at_level(logging.WARNING, logger="pip_variants"):
-        markers._without_variant_markers(_wheel_dist(wheel), extras, lambda dist, extras: [])
+        markers._without_variant_markers(_wheel_dist(wheel), extras)
     assert f"({named}), which pip" in caplog.text, caplog.text
     assert "pip leaves those dependencies out" in caplog.text
 
@@ -259,9 +256,36 @@ def test_old_pip_fallback_is_silent_where_only_unrequested_extras_have_variant_m
     requires = ["always", 'gpu-tools ; extra == "gpu" and variant_label == "cu128"']
     wheel = build_wheel(tmp_path, "torch-like", "1.0", label="cu128", variant_json=RELEASE, requires=requires)
     with caplog.at_level(logging.WARNING, logger="pip_variants"):
-        kept = markers._without_variant_markers(_wheel_dist(wheel), (), lambda dist, extras: [])
+        kept = markers._without_variant_markers(_wheel_dist(wheel), ())
     assert [r.name for r in kept] == ["always"]
     assert "variant environment markers" not in caplog.text
+
+
+def test_old_pip_fallback_keeps_a_dependency_only_named_like_a_marker(patched, tmp_path, caplog):
+    # a project or an extra may be called variant_label: only a marker is one
+    requires = ["variant_label>=1.0", "tool[variant_features]", 'other ; python_version >= "3"']
+    wheel = build_wheel(tmp_path, "plain-pkg", "1.0", requires=requires)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        assert markers._without_variant_markers(_wheel_dist(wheel, "plain-pkg"), ()) is None  # pip's own list
+    assert caplog.text == ""
+
+
+def test_a_broken_install_of_pip_variants_leaves_the_dependencies_to_pip(patched, tmp_path, caplog, monkeypatch):
+    # variant_markers.py gone (a half-removed install): one warning, pip's own list, no traceback
+    wheel = build_wheel(tmp_path, "plain-pkg", "1.0", requires=['dep ; variant_label == "x"', "always"])
+    dist = _wheel_dist(wheel, "plain-pkg")
+
+    def gone(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'pip_variants.variant_markers'")
+
+    monkeypatch.setattr(markers, "_with_variant_markers", gone)
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        try:
+            names = [r.name for r in dist.iter_dependencies()]
+        except Exception as exc:  # pip 23.2-24.0 cannot parse the marker itself: pip's own error
+            names = [type(exc).__name__]
+    assert caplog.text.count("internal error in Distribution.iter_dependencies") == 1
+    assert names in (["dep", "always"], ["always"], ["InvalidMarker"], ["InvalidRequirement"]), names
 
 
 def test_old_pip_fallback_warns_about_a_release_once_and_then_only_about_more(patched, tmp_path, caplog):
@@ -271,8 +295,23 @@ def test_old_pip_fallback_warns_about_a_release_once_and_then_only_about_more(pa
     dist = _wheel_dist(wheel)
     with caplog.at_level(logging.WARNING, logger="pip_variants"):
         for extras in ((), ("gpu",), (), ("gpu",)):
-            markers._without_variant_markers(dist, extras, lambda dist, extras: [])
+            markers._without_variant_markers(dist, extras)
     lines = [r.getMessage() for r in caplog.records if "variant environment markers" in r.getMessage()]
     assert len(lines) == 2, lines
     assert "torch-like 1.0 has dependencies with variant environment markers (cuda-lib)" in lines[0]
     assert "torch-like 1.0 also has dependencies with variant environment markers (gpu-tools)" in lines[1]
+
+
+@needs_parser
+def test_variant_markers_module_gone_leaves_marker_parsing_to_pip(patched, monkeypatch, caplog):
+    import sys
+
+    from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+
+    monkeypatch.setitem(sys.modules, "pip_variants.variant_markers", None)  # import fails
+    with caplog.at_level(logging.WARNING, logger="pip_variants"):
+        with pytest.raises(InvalidRequirement):  # what stock pip says of such a line
+            Requirement('dep ; variant_label == "x"')
+        assert Requirement('dep ; python_version >= "3"').name == "dep"
+    assert caplog.text.count("internal error in Tokenizer.__init__") == 1, caplog.text
+    assert "falling back to stock pip behaviour" in caplog.text

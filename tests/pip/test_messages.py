@@ -43,3 +43,19 @@ def test_a_broken_stdout_is_pips_to_report_not_an_internal_error(patched):
     with pytest.raises(BrokenStdoutLoggingError):
         messages.internal_error("CandidateEvaluator.get_applicable_candidates", BrokenStdoutLoggingError())
     assert not STATE.broken
+
+
+def test_a_warning_before_pip_sets_up_logging_has_pips_prefix():
+    # H11 runs while pip builds its option parser, before pip's logging exists:
+    # logging's last resort would print the line bare.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from pip_variants._pip import messages; "
+            "messages.warn_once('pip-variants: internal error in X: boom'); "
+            "messages.warn_once('pip-variants: internal error in X: boom')")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.stderr == "WARNING: pip-variants: internal error in X: boom\n"
