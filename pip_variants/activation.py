@@ -150,15 +150,35 @@ def site_packages(prefix: Optional[str] = None) -> Path:
     """The purelib site-packages of the environment at ``prefix`` (default: this one).
 
     A conda prefix made with another Python minor version has its
-    site-packages under another ``pythonX.Y``: the one that exists wins.
+    site-packages under another ``pythonX.Y``: that of the prefix's own
+    ``bin/python3`` wins (a Python upgrade can leave the old folder behind),
+    else the only one that exists.
     """
     base = os.path.abspath(prefix if prefix is not None else sys.prefix)
     path = Path(sysconfig.get_paths(vars={"base": base, "platbase": base})["purelib"])
-    if prefix is not None and not path.is_dir():
-        found = sorted(Path(base).glob("lib/python3*/site-packages"))
-        if len(found) == 1:
-            return found[0]
+    if prefix is not None:
+        version = _prefix_python_version(base)
+        own = Path(base, "lib", f"python{version}", "site-packages") if version else None
+        if own is not None and own.is_dir():
+            return own
+        if not path.is_dir():
+            found = sorted(Path(base).glob("lib/python3*/site-packages"))
+            if len(found) == 1:
+                return found[0]
     return path
+
+
+def _prefix_python_version(base: str) -> Optional[str]:
+    """``"3.12"`` for a prefix whose ``bin/python3`` is (a link to) ``python3.12``."""
+    import re
+
+    for name in ("python3", "python"):
+        python = os.path.join(base, "bin", name)
+        if os.path.exists(python):
+            m = re.fullmatch(r"python(3\.\d+)", os.path.basename(os.path.realpath(python)))
+            if m:
+                return m.group(1)
+    return None
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -274,6 +294,12 @@ def _read_only(path: Path, action: str, exc: OSError, kind: str, done: Sequence[
             f" (the base installation {sys.base_prefix}; every venv made from it with "
             "--system-site-packages shares it)"
         )
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EROFS:
+        # Its owner cannot write there either: the mount (or the image) decides.
+        advice = "mount it read-write (or change it where the image is built)"
+        if "read-only" not in reason.lower():
+            reason += " (read-only file system)"
     if action == "remove":
         advice += (
             ", or leave it and turn variants off where you need: PIP_NO_VARIANTS=1 in the "
@@ -281,9 +307,6 @@ def _read_only(path: Path, action: str, exc: OSError, kind: str, done: Sequence[
         )
     else:
         advice += ", or use a virtual environment you can write to"
-    reason = exc.strerror or str(exc)
-    if exc.errno == errno.EROFS:
-        reason += " (read-only file system)"
     others = f" (and {more} more file(s) there)" if more else ""
     effect = " pip stays variant-aware here." if still else ""
     return ActivationError(

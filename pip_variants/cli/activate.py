@@ -40,11 +40,18 @@ def _has_pip_variants(activation: Any, prefix: str) -> bool:
     if python is None:
         return (activation.site_packages(prefix) / "pip_variants" / "__init__.py").is_file()
     import subprocess
+    import tempfile
 
     try:
-        # -E: a PYTHONPATH of this shell (a source checkout) must not vouch for that environment.
-        proc = subprocess.run([python, "-E", "-c", "import pip_variants"], capture_output=True, timeout=60,
-                              stdin=subprocess.DEVNULL, env=dict(os.environ, PIP_NO_VARIANTS="1"))
+        # A source checkout must not vouch for that environment: not through this
+        # shell's PYTHONPATH (-E), nor as the working directory -c puts first on
+        # sys.path (an empty one). An empty pip_variants folder (left by an
+        # uninstall) imports as a namespace package: no __file__.
+        with tempfile.TemporaryDirectory(prefix="pip-variants-") as empty:
+            proc = subprocess.run(
+                [python, "-E", "-c", "import sys, pip_variants; sys.exit(pip_variants.__file__ is None)"],
+                capture_output=True, timeout=60, stdin=subprocess.DEVNULL, cwd=empty,
+                env=dict(os.environ, PIP_NO_VARIANTS="1"))
     except (OSError, subprocess.SubprocessError):
         return True  # cannot tell: do not turn a working activation into an error
     return proc.returncode == 0

@@ -43,6 +43,34 @@ def test_activate_a_prefix_without_pip_variants_fails(run_cli, tmp_path):
     )
 
 
+def test_a_source_checkout_or_an_empty_folder_does_not_vouch_for_a_prefix(run_cli, tmp_path):
+    # An uninstall can leave an empty pip_variants folder (it imports as a
+    # namespace package), and a checkout as the working directory is on the
+    # path of 'python -c': neither makes that environment's pip variant-aware.
+    import subprocess
+    import sys
+
+    prefix = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True)
+    site = activation.site_packages(str(prefix))
+    (site / "pip_variants").mkdir()
+    repo = Path(__file__).resolve().parents[2]
+    proc = run_cli("activate", "--prefix", str(prefix), cwd=repo)
+    assert proc.returncode == 1, proc
+    assert f"pip-variants is not installed in {prefix}" in proc.stderr
+
+
+def test_a_prefix_left_with_an_older_pythons_site_packages(tmp_path):
+    # a conda or venv upgrade can leave lib/python3.11 beside the lib/python3.12 in use
+    real = tmp_path / "python3.77"
+    real.write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").symlink_to(real)
+    for version in ("3.11", "3.77"):
+        (tmp_path / "lib" / f"python{version}" / "site-packages").mkdir(parents=True)
+    assert activation.site_packages(str(tmp_path)) == tmp_path / "lib" / "python3.77" / "site-packages"
+
+
 def test_activate_errors_are_one_line(run_cli, tmp_path):
     proc = run_cli("activate", "--prefix", str(tmp_path / "missing"))
     assert proc.returncode == 1 and "no such environment directory" in proc.stderr

@@ -97,6 +97,20 @@ def test_read_only_site_packages(prefix, monkeypatch):
     assert "virtual environment" in str(info.value)
 
 
+def test_read_only_file_system_says_so_once_and_what_helps(prefix, monkeypatch):
+    import errno
+
+    def read_only(path, data):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(activation, "_write_file", read_only)
+    with pytest.raises(activation.ActivationError) as info:
+        activation.activate(str(prefix))
+    said = str(info.value)
+    assert said.count("ead-only file system") == 1, said
+    assert "mount it read-write" in said and "as the user who owns it" not in said
+
+
 def test_default_prefix_is_this_environment():
     assert activation.site_packages() == Path(sysconfig.get_paths()["purelib"])
 
