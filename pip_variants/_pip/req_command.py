@@ -87,25 +87,48 @@ _EXPORTED = ("PIP_NO_VARIANTS", "PIP_VARIANT", "PIP_VARIANT_PROFILE", "PIP_ALLOW
 
 @contextmanager
 def _environment_kept(saved: Dict[str, Optional[str]]) -> Iterator[None]:
+    STATE.commands_running += 1
     try:
         yield
     finally:
+        STATE.commands_running -= 1
         _set_environment(saved)
 
 
-def _restore_environment_after(command: Any) -> None:
+def _restore_environment_after(command: Any) -> Optional[Dict[str, Optional[str]]]:
     """Put the exported variables back as they were when the command ends: a
     program that runs pip's ``main()`` twice, or starts its own pip later, must
-    not inherit one command's ``--variant`` or ``--no-variants``."""
-    enter = getattr(command, "enter_context", None)
-    if enter is None or getattr(command, "_pip_variants_environment", None) is not None:
-        return  # (a second finder of the same command: the first one's values are the user's)
+    not inherit one command's ``--variant`` or ``--no-variants``. Returns the
+    values to put back at once where the command cannot say when it ends."""
+    if getattr(command, "_pip_variants_environment", None) is not None:
+        return None  # (a second finder of the same command: the first one's values are the user's)
     saved = {name: os.environ.get(name) for name in _EXPORTED}
-    try:
-        enter(_environment_kept(saved))
-    except Exception:  # outside pip's main context: the process ends with the command
-        return
     command._pip_variants_environment = saved
+    try:
+        command.enter_context(_environment_kept(saved))
+    except Exception:
+        # Outside pip's main(): a program that builds pip's finder itself
+        # (pip-tools). Its child pips lose the options rather than every pip
+        # the program runs later inheriting them.
+        return saved
+    return None
+
+
+def _new_command(command: Any) -> None:
+    """A command other than the last one of this process (a program that runs
+    pip's ``main()`` twice): its lines are said again, as in a pip of its own."""
+    if getattr(command, "_pip_variants_seen", False):
+        return
+    try:
+        command._pip_variants_seen = True
+    except Exception:  # a command class with __slots__: said once per process
+        return
+    # (not pip's in-process build-dependency install, inside a running command)
+    if STATE.commands_seen and not STATE.commands_running:
+        messages.reset()
+        STATE.announced.clear()
+        STATE.unread_markers_said.clear()
+    STATE.commands_seen += 1
 
 
 def _index_args(finder: Any, options: Any) -> List[str]:
@@ -431,13 +454,18 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
                 STATE.no_variants_in_configuration = set_in_configuration(getattr(self, "parser", None))
             except Exception as exc:
                 messages.debug("pip-variants: where no-variants was set is unknown: %r", exc)
+        pending = None
         try:
-            _restore_environment_after(self)
+            _new_command(self)
+            pending = _restore_environment_after(self)
             configure_finder(command, options, session, finder, getattr(self, "parser", None))
         except VariantInstallationError:
             raise
         except Exception as exc:
             messages.internal_error("RequirementCommand._build_package_finder", exc)
+        finally:
+            if pending is not None:
+                _set_environment(pending)
         return finder
 
     return _build_package_finder

@@ -87,6 +87,8 @@ class ProcessState:
         self.abi_factory: Optional[Any] = None
         #: H14's ``(installed reader, named projects, all changing)`` for that context
         self.abi_binding: Optional[Tuple[Any, List[str], bool, List[str]]] = None
+        #: H14: the projects the command installs itself (not those only constrained)
+        self.abi_required: Set[str] = set()
         #: (canonical name, version) -> a release H4 left for the resolver to
         #: settle when it gets there (:mod:`.deferred`)
         self.deferred: Dict[Tuple[str, str], Any] = {}
@@ -119,6 +121,10 @@ class ProcessState:
         self.forced_by_variable: Dict[str, str] = {}
         #: the same for pip's configuration files
         self.forced_from_config: Dict[str, str] = {}
+        #: pip commands that built a finder in this process (a program may run several)
+        self.commands_seen = 0
+        #: ... and of those, the ones inside pip's main() that have not ended
+        self.commands_running = 0
 
 
 STATE = ProcessState()

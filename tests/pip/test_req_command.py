@@ -329,3 +329,49 @@ def test_a_bad_exclude_setting_says_where_it_came_from(patched, monkeypatch, tmp
     with pytest.raises(VariantInstallationError, match=r"\(from pip's configuration: 'pip config list' shows "
                                                         r"which file\)$"):
         _from_pip(tmp_path, monkeypatch, conf="[install]\nvariant-exclude = demopkg\n")
+
+
+def _finder_outside_main(argv):
+    """What pip-tools does: a command object's finder, built outside pip's main()."""
+    from pip._internal.commands import create_command
+
+    command = create_command("install")
+    options, _ = command.parse_args(list(argv))
+    session = command._build_session(options)
+    return command, command._build_package_finder(options, session)
+
+
+def test_a_finder_built_outside_pips_main_leaves_the_environment_as_it_was(patched, monkeypatch, tmp_path):
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "none.conf"))
+    monkeypatch.delenv("PIP_NO_VARIANTS", raising=False)
+    monkeypatch.delenv("PIP_VARIANT", raising=False)
+    _finder_outside_main(["--no-variants"])
+    assert "PIP_NO_VARIANTS" not in os.environ  # the program's next pip is not turned off
+    _finder_outside_main(["--variant", "pkg=fv1"])
+    assert "PIP_VARIANT" not in os.environ
+    assert STATE.enabled  # the second command chose variants: the first one's --no-variants is gone
+
+
+def test_a_second_command_in_one_process_says_its_lines_again(patched, monkeypatch, tmp_path, caplog):
+    from pip_variants._pip import messages
+
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "none.conf"))
+    with caplog.at_level("WARNING", logger="pip_variants"):
+        for _ in range(2):
+            _finder_outside_main(["--variant-disable", "nvida"])
+            messages.warn_once("pip-variants: a line of the command")
+    assert [r.getMessage() for r in caplog.records].count("pip-variants: a line of the command") == 2
+
+
+def test_pips_main_run_twice_in_one_process_says_the_chosen_build_each_time(patched, pkg_dir, monkeypatch,
+                                                                           tmp_path, capsys):
+    from pip._internal.cli.main import main
+
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "none.conf"))
+    args = ["install", "--dry-run", "--no-index", "--find-links", str(pkg_dir), "--no-cache-dir",
+            "--disable-pip-version-check", "pkg"]
+    for _ in range(2):
+        assert main(list(args)) == 0
+    out = capsys.readouterr().out
+    assert out.count("pkg 1.0: variant fv3") == 2, out
+    assert STATE.commands_running == 0
