@@ -450,6 +450,19 @@ def build_explanation(
             providers[p.namespace] = p
 
     notes: List[str] = []
+    resolved_by_pip = sorted({str(e.get("project")) for rec in relevant
+                              for p in (rec.get("selection") or {}).get("providers", []) or []
+                              if isinstance(p, Mapping)
+                              for e in p.get("abi") or () if isinstance(e, Mapping)
+                              and e.get("origin") == "resolver" and e.get("project")})
+    if resolved_by_pip:
+        # explain looks at the project alone (--no-deps): the resolver's
+        # backtracking over the pair (H15) is not part of this run.
+        names = " and ".join(resolved_by_pip)
+        notes.append(f"the build pip installs also depends on the {names} version it resolves for the whole "
+                     f"install, which this run (the project alone, --no-deps) leaves open: where that "
+                     f"version has no build here, pip takes the next build in this order; 'pip install "
+                     f"--dry-run --report - {project}' shows the pair")
     if chosen_filename and chosen_filename not in rows:
         # pip chose something the hooks did not list (an sdist, a wheel from a
         # source that has no variant wheels): show it, so the table is complete.

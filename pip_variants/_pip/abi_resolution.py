@@ -114,6 +114,10 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     # in the target environment: show what `pip install` would see.
                     installed = STATE_ENV_READER
                 named = [_compat.canonical_name(r.name) for r in root_reqs if getattr(r, "name", None)]
+                # what the command installs itself (a constraint installs nothing): under
+                # --no-deps, an ABI build's dependency counts only if it is one of them
+                STATE.abi_required = {_compat.canonical_name(r.name) for r in root_reqs
+                                      if getattr(r, "name", None) and not getattr(r, "constraint", False)}
                 strategy = getattr(self, "upgrade_strategy", "")
                 force = bool(getattr(factory, "_force_reinstall", False))
                 # --no-deps: pip touches only the named projects, whatever it may do to them
@@ -169,6 +173,8 @@ def _check_kept_builds(resolver: Any) -> None:
             if name is not None:
                 resolved.setdefault(_compat.canonical_name(str(name)), build)
         _report_taken(ctx, resolved)
+        if STATE.abi_builds:
+            _report_moved_dependencies(resolved)
         if not (ctx.forced or ctx.chosen or ctx.engine_made):
             return
         from .kept import report_kept
@@ -207,6 +213,40 @@ def _report_taken(ctx: Any, resolved: Mapping[str, Any]) -> None:
             messages.info_once(out.selection.describe(label))
 
 
+def _report_moved_dependencies(resolved: Mapping[str, Any]) -> None:
+    """An installed dependency the command does not name decides the ABI builds
+    (rule 2: never moved behind the user's back), yet another requirement of
+    this very command moves it: the builds taken were for the version leaving."""
+    abi = STATE.abi_context
+    installed = getattr(abi, "installed", None) or {}
+    if abi is None or not installed:
+        return
+    for (project, version), deps in sorted(STATE.abi_builds.items()):
+        build = resolved.get(project)
+        if build is None or release_key(project, build.version) != version:
+            continue
+        for dep in sorted(deps):
+            new, old = resolved.get(dep), installed.get(dep)
+            if new is None or old is None or str(new.version) == old or abi.source_for(dep).origin != "installed":
+                continue
+            if any(r.project == dep and r.contains(str(new.version)) for r in abi_requirements(build)):
+                continue
+            messages.warn_once(
+                f"pip-variants: {project} {build.version}: only its builds for the installed {dep} {old} were "
+                f"on offer (the command does not name {dep}), but this install replaces {dep} with "
+                f"{new.version}, so pip takes {_taken(build)}; name {dep} in the command to get the build "
+                f"for {dep} {new.version} (pip install {project} {dep})"
+            )
+
+
+def _taken(build: Any) -> str:
+    from .context import label_of
+
+    link = getattr(build, "source_link", None)
+    label = label_of(link) if link is not None else None
+    return f"variant {label}" if label else "a build without a label"
+
+
 def _say_left_behind(name: str, build: Any) -> None:
     version = release_key(name, build.version)
     said = [v for (project, v) in STATE.announced if project == name and v != version]
@@ -232,12 +272,18 @@ def wrap_iter_dependencies(original: Callable[..., Any]) -> Callable[..., Any]:
     """H15 (the ``candidates`` hook composes it with the variant markers' wrapper)."""
     def iter_dependencies(self: Any, with_requires: bool) -> Any:
         yield from original(self, with_requires)
-        if not with_requires or not STATE.abi_links or not selecting():
+        if not STATE.abi_links or not selecting():
             return
         try:
+            abis = abi_requirements(self)
+            if not with_requires:
+                # --no-deps adds nothing, but the command may name the dependency
+                # itself (a lock file: torch==2.8.0 next to flash-attn): the pair
+                # must match as it does with dependencies.
+                abis = tuple(abi for abi in abis if abi.project in STATE.abi_required)
             extra = [
                 req
-                for abi in abi_requirements(self)
+                for abi in abis
                 for req in _compat.make_requirements(self._factory, _spec(abi), self._ireq)
             ]
         except Exception as exc:
@@ -270,25 +316,50 @@ def wrap_dist_iter_dependencies(original: Callable[..., Any]) -> Callable[..., A
         if not _reads_installed_builds():
             yield from original(self, *args, **kwargs)
             return
-        names = []
-        for req in original(self, *args, **kwargs):
-            names.append(getattr(req, "name", None))
-            yield req
         try:
             builds = _installed_abi_cached(self)
-            if not builds:
-                return
-            from pip._vendor.packaging.requirements import Requirement
-
-            # Spelled as the package spells it (torch_like): pip show lists names, not canonical ones.
-            declared = {_compat.canonical_name(str(n)): str(n) for n in reversed(names) if n}
-            extra = [Requirement(_spec(abi, declared.get(abi.project))) for abi in builds]
         except Exception as exc:
             messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
+            builds = ()
+        if not builds:
+            yield from original(self, *args, **kwargs)
             return
-        yield from extra
+        reqs = list(original(self, *args, **kwargs))
+        try:
+            merged = _with_abi_requirements(reqs, builds)
+        except Exception as exc:
+            messages.internal_error("Distribution.iter_dependencies (ABI builds)", exc)
+            merged = reqs
+        yield from merged
 
     return iter_dependencies
+
+
+def _with_abi_requirements(reqs: List[Any], builds: Tuple[Any, ...]) -> List[Any]:
+    """``reqs`` with what the installed ABI build requires: merged into the
+    package's own requirement of that project where it has a plain one
+    (``torch`` becomes ``torch==2.8.*``: ``pip check`` names a missing torch
+    once, not once per requirement), else added, spelled as the package
+    spells the name (``pip show`` lists names as written)."""
+    from pip._vendor.packaging.requirements import Requirement
+
+    out = list(reqs)
+    for abi in builds:
+        spec = _spec(abi)[len(abi.project):]
+        for i, req in enumerate(out):
+            name = getattr(req, "name", None)
+            if not name or _compat.canonical_name(str(name)) != abi.project:
+                continue
+            if not getattr(req, "extras", None) and getattr(req, "marker", None) is None \
+                    and getattr(req, "url", None) is None:
+                specifier = str(getattr(req, "specifier", "") or "")
+                out[i] = Requirement(f"{name}{specifier + ',' if specifier else ''}{spec}")
+                break
+        else:
+            spelled = next((str(r.name) for r in reversed(reqs) if getattr(r, "name", None)
+                            and _compat.canonical_name(str(r.name)) == abi.project), None)
+            out.append(Requirement(_spec(abi, spelled)))
+    return out
 
 
 def _link_of(candidate: Any) -> Any:
@@ -439,12 +510,20 @@ def abi_conflicts(causes: Any, forced: Optional[Mapping[str, str]] = None) -> Li
     (``forced``: ``--variant`` labels by project, which leave one build only)."""
     wanted: Dict[str, List[str]] = {}
     abi_parents: Dict[Tuple[str, str], Set[str]] = {}
+    #: dependency -> {installed ABI build: the dependency's version it was built for}
+    installed_builds: Dict[str, Dict[str, str]] = {}
     for req, parent in causes:
         name = _compat.canonical_name(str(getattr(req, "project_name", getattr(req, "name", ""))))
         reqs = abi_requirements(parent) if parent is not None else ()
         if any(r.project == name for r in reqs):
             parent_name = _compat.canonical_name(parent.name)
             abi_parents.setdefault((parent_name, release_key(parent_name, parent.version)), set()).add(name)
+            continue
+        dist = getattr(parent, "dist", None) if type(parent).__name__ == "AlreadyInstalledCandidate" else None
+        held_by = [r for r in _installed_abi_cached(dist) if r.project == name] if dist is not None else []
+        if held_by:
+            built = installed_builds.setdefault(name, {})
+            built.setdefault(str(parent.name), " or ".join(held_by[0].values))
             continue
         text = str(req)
         who = "requested" if parent is None else f"required by {parent.name} {parent.version}"
@@ -460,7 +539,9 @@ def abi_conflicts(causes: Any, forced: Optional[Mapping[str, str]] = None) -> Li
             installed = (ctx.installed or {}).get(dep) if ctx is not None else None
             if dep in wanted:
                 other = f"{_join(wanted[dep])} is being installed"
-                if held:
+                if dep in installed_builds:
+                    other += f", but {_installed_builds_hint(dep, installed_builds.pop(dep))}"
+                elif held:
                     # Only the build for the installed version was offered: pip-variants
                     # never moves an installed dependency the command does not name.
                     other += (f", but the installed {dep} {installed} is kept unless the command names "
@@ -472,12 +553,29 @@ def abi_conflicts(causes: Any, forced: Optional[Mapping[str, str]] = None) -> Li
             label = (forced or {}).get(project)
             why = f"abi_dependency; --variant {project}={label} takes only that build" if label else "abi_dependency"
             lines.append(f"pip-variants: {project} {version} {have} ({why}); {other}")
+    for dep, holding in sorted(installed_builds.items()):
+        # No build on offer was refused: an installed one pip keeps holds the dependency.
+        if dep in wanted:
+            lines.append(f"pip-variants: {_join(wanted[dep])} is being installed, but "
+                         f"{_installed_builds_hint(dep, holding)}")
     return lines
+
+
+def _installed_builds_hint(dep: str, builds: Mapping[str, str]) -> str:
+    """Naming ``dep`` is not enough: pip keeps an installed build of the same
+    version, and that build requires the old ``dep``."""
+    names = list(builds)
+    one = len(names) == 1
+    built = _join([f"{name} (for {dep} {value})" for name, value in builds.items()])
+    return (f"the installed {built} {'was' if one else 'were'} built for another {dep} (abi_dependency) and "
+            f"pip keeps {'it' if one else 'them'}: add --force-reinstall {dep} {' '.join(names)} to the "
+            "command to replace them together")
 
 
 def _wrap_get_installation_error(original: Callable[..., Any]) -> Callable[..., Any]:
     def get_installation_error(self: Any, e: Any, *args: Any, **kwargs: Any) -> Any:
-        if STATE.abi_links and selecting():
+        # (not only with STATE.abi_links: an installed build pip keeps can be the cause)
+        if selecting():
             try:
                 from .context import ATTR
 

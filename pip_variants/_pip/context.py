@@ -120,6 +120,15 @@ class _Fetched:
         self.metadata, self.content, self.problem = metadata, content, problem
 
 
+def _register_abi_builds(selection: Any) -> None:
+    """A release with ABI builds, whichever build is taken (a build without a
+    label too): what the resolver's reports (H14, H17) name."""
+    if selection.abi_sources:
+        from .abi_builds import register_builds
+
+        register_builds(selection.project, selection.version, selection.metadata)
+
+
 class FinderContext:
     """Variant state of one ``PackageFinder``.
 
@@ -354,6 +363,7 @@ class FinderContext:
         except VariantLabelNotFound:
             # --variant names a label of none of them: each source's own answer says so.
             return
+        _register_abi_builds(selection)
         for source in fitting:
             outcomes[source].selection = selection
 
@@ -433,6 +443,8 @@ class FinderContext:
             out.selection = self.engine.select(project, version, out.metadata, labels)
         except VariantLabelNotFound as exc:
             out.forced_missing = exc
+        else:
+            _register_abi_builds(out.selection)
         return out
 
     # -- fetching -----------------------------------------------------------------

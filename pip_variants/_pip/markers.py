@@ -57,7 +57,8 @@ def _names_variant(line: str) -> bool:
         return False
     from ..variant_markers import marker_name_re
 
-    return marker_name_re().search(marker) is not None
+    # an extra is tested as a quoted string (extra == "variant_label"): not a name
+    return marker_name_re().search(re.sub(r"'[^']*'|\"[^\"]*\"", "", marker)) is not None
 
 
 def _is_marker_name(value: Any) -> bool:

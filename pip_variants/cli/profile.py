@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Dict, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from .._atomic import write_file
 from . import _EXIT_TEXT, CLIError, add_subcommand, print_json
@@ -23,7 +23,29 @@ def export_profile(*, use_cache: bool = True, plugins: bool = True) -> Tuple[Dic
 
     report = gather_platform(use_cache=use_cache, plugins=plugins)
     namespaces = {r.namespace: dict(r.features) for r in report.namespaces if not r.error}
+    abi, problems = _abi_dependency_versions()
+    report.problems.extend(problems)
+    if abi:
+        # The versions VARIANT_ABI_DEPENDENCY sets here decide ABI builds on
+        # the target too, as a profile's abi_dependency namespace does.
+        namespaces.setdefault("abi_dependency", {}).update(abi)
     return make_profile(namespaces), report
+
+
+def _abi_dependency_versions() -> Tuple[Dict[str, Tuple[str, ...]], List[str]]:
+    """``VARIANT_ABI_DEPENDENCY=torch==2.8.0`` as a profile's ``abi_dependency``
+    features (``{"torch": ("2.8.0",)}``; a name's ``-`` written ``_``), and
+    what in it could not be read (left out of the profile)."""
+    import os
+
+    text = os.environ.get("VARIANT_ABI_DEPENDENCY", "")
+    if not text.strip():
+        return {}, []
+    from ..abi import parse_override
+
+    overrides, problems = parse_override(text)
+    return {name.replace("-", "_"): (version,) for name, version in overrides.items()}, \
+        [f"{p}; left out of the profile" for p in problems]
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -26,6 +26,22 @@ def test_export_writes_a_loadable_profile(run_cli, tmp_path):
     assert "aarch64" in profile  # found nothing: listed, empty
 
 
+def test_export_keeps_the_abi_dependency_versions_of_this_machine(run_cli, tmp_path):
+    # VARIANT_ABI_DEPENDENCY decides ABI builds here: the profile must decide them there
+    out = tmp_path / "a.json"
+    proc = run_cli("profile", "export", "-o", str(out), env=dict(H100, VARIANT_ABI_DEPENDENCY="Torch-Like==2.8.0"))
+    assert proc.returncode == 0, proc.stderr
+    assert load_profile(str(out))["abi_dependency"] == {"torch_like": ("2.8.0",)}
+    from pip_variants.abi import profile_versions
+
+    assert profile_versions(load_profile(str(out))) == {"torch-like": "2.8.0"}
+    proc = run_cli("profile", "export", "-o", str(out), env=H100)
+    assert "abi_dependency" not in load_profile(str(out))
+    proc = run_cli("profile", "export", "-o", str(out), env=dict(H100, VARIANT_ABI_DEPENDENCY="torch>=2.8"))
+    assert proc.returncode == 0, proc.stderr
+    assert "VARIANT_ABI_DEPENDENCY: ignoring 'torch>=2.8'" in proc.stderr and "left out of the profile" in proc.stderr
+
+
 def test_export_to_stdout_and_json(run_cli, tmp_path):
     proc = run_cli("profile", "export", env=H100)
     assert proc.returncode == 0, proc.stderr

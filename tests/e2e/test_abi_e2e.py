@@ -96,6 +96,18 @@ def test_naming_an_installed_torch_without_upgrade_keeps_it(fresh_venv, chain, t
     assert chosen_filename(report_item(report, "attn-like")) == kept[1], err
 
 
+def test_no_deps_with_the_dependency_pinned_in_the_same_command_takes_its_build(variant_venv, chain, tmp_path):
+    # a lock file installed with --no-deps (Docker, pip-sync): the pair must still match
+    lock = tmp_path / "lock.txt"
+    lock.write_text("torch-like==2.8.0\n")
+    _, report, err = pick(variant_venv, chain, "attn-like==1.0", "--no-deps", "-r", str(lock), **H100)
+    assert pair(report) == ("torch_like-2.8.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch28.whl"), err
+    assert_clean(err)
+    # a constraint installs nothing, under --no-deps least of all
+    _, report, err = pick(variant_venv, chain, "attn-like==1.0", "--no-deps", "-c", str(lock), **H100)
+    assert [item["metadata"]["name"] for item in report["install"]] == ["attn-like"], err
+
+
 def test_override_variable_decides(variant_venv, chain):
     _, report, err = pick(variant_venv, chain, "attn-like", VARIANT_ABI_DEPENDENCY="torch-like==2.8.1", **H100)
     assert pair(report)[1] == "attn_like-1.0-py3-none-any-torch28.whl", err
@@ -129,10 +141,13 @@ def test_explain_shows_abi_properties_and_version_sources(fresh_venv, chain):
     out = explain()
     assert "abi_dependency :: torch_like :: 2.9" in out, out
     assert "version of torch-like: the version pip resolves" in out, out
+    # explain runs with --no-deps: the pair is pip's to settle, and the note says so
+    assert "also depends on the torch-like version it resolves for the whole install" in " ".join(out.split()), out
     run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
     out = explain()
     assert "version of torch-like 2.8.0 (installed in the target environment)" in out, out
     assert "pip chooses attn_like-1.0-py3-none-any-torch28.whl" in out, out
+    assert "it resolves for the whole install" not in " ".join(out.split()), out
 
 
 def test_backtracks_to_the_other_build_when_a_dependency_caps_torch(variant_venv, chain, dist):
@@ -156,6 +171,42 @@ def test_an_installed_torch_another_requirement_must_move_says_how(fresh_venv, p
             "names torch-like: add torch-like to it to let pip replace it") in text, proc.stderr
     assert_clean(proc.stderr)
     _, report, err = pick(fresh_venv, chain, "meta-like", "torch-like", **H100)
+    assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
+
+
+def test_a_held_torch_another_requirement_moves_is_said_with_the_build_taken(fresh_venv, publish, chain):
+    """torch-like 2.8.0 installed and not named: xf-like's builds are looked
+    for it (its torch29 build is not on offer), but xf-like itself requires
+    torch-like>=2.9, so this very command moves torch-like: a line says so
+    and how to get the build for the new one."""
+    publish("xf-like", "1.0", abi_release({"t29": ["2.9"]}), requires=["torch-like>=2.9"])
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    _, report, err = pick(fresh_venv, chain, "xf-like", **H100)
+    assert chosen_filename(report_item(report, "xf-like")) == "xf_like-1.0-py3-none-any.whl", err
+    text = " ".join(err.split())
+    assert ("xf-like 1.0: only its builds for the installed torch-like 2.8.0 were on offer (the command does not "
+            "name torch-like), but this install replaces torch-like with 2.9.0, so pip takes a build without a "
+            "label; name torch-like in the command to get the build for torch-like 2.9.0 "
+            "(pip install xf-like torch-like)") in text, err
+    _, report, err = pick(fresh_venv, chain, "xf-like", "torch-like", **H100)
+    assert chosen_filename(report_item(report, "xf-like")) == "xf_like-1.0-py3-none-any-t29.whl", err
+    assert "only its builds for the installed" not in err
+
+
+def test_an_installed_build_that_holds_its_torch_is_named_with_the_way_out(fresh_venv, publish, chain):
+    """torch-like 2.8.0 and attn-like's torch28 build installed; meta-like needs
+    torch-like>=2.9 and attn-like: naming torch-like would not help (pip keeps
+    the installed attn-like 1.0, which requires 2.8), so the line says what does."""
+    publish("meta-like", "1.0", None, requires=["torch-like>=2.9", "attn-like"])
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", "attn-like", env=H100)
+    proc = run_pip(fresh_venv, "install", "--dry-run", *index_args(chain), "meta-like", env=H100, check=False)
+    assert proc.returncode != 0
+    text = " ".join(proc.stderr.split())
+    assert ("pip-variants: torch-like>=2.9 (required by meta-like 1.0) is being installed, but the installed "
+            "attn-like (for torch-like 2.8) was built for another torch-like (abi_dependency) and pip keeps it: "
+            "add --force-reinstall torch-like attn-like to the command to replace them together") in text, proc.stderr
+    assert_clean(proc.stderr)
+    _, report, err = pick(fresh_venv, chain, "meta-like", "--force-reinstall", "torch-like", "attn-like", **H100)
     assert pair(report) == ("torch_like-2.9.0-py3-none-any-cu128.whl", "attn_like-1.0-py3-none-any-torch29.whl"), err
 
 
@@ -217,16 +268,15 @@ def test_a_plain_release_the_resolver_backtracks_to_gets_a_line_too(variant_venv
 
 
 def test_pip_show_names_the_abi_requirement_once_as_the_package_spells_it(fresh_venv, publish, chain):
-    """pip 24.1+ lists each name once; 23.2 and 24.0 list every requirement,
-    as they do for any name a package requires twice: one spelling either way."""
-    from support.chains import pip_release
-
+    """The ABI requirement is merged into the package's own: one name on every
+    pip (23.2 and 24.0 list every requirement), and pip check names a missing
+    torch once."""
     publish("attn-like", "4.0", abi_release({"torch29": ["2.9"]}), plain=False, requires=["Torch_Like"])
     run_pip(fresh_venv, "install", *index_args(chain), "attn-like==4.0", env=H100)
     requires = next(line for line in run_pip(fresh_venv, "show", "attn-like").stdout.splitlines()
                     if line.startswith("Requires:"))
-    names = requires[len("Requires: "):].split(", ")
-    assert set(names) == {"Torch_Like"}, requires
-    if pip_release(fresh_venv) >= (24, 1):
-        assert names == ["Torch_Like"], requires
+    assert requires[len("Requires: "):].split(", ") == ["Torch_Like"], requires
     assert "torch-like" not in run_pip(fresh_venv, "check", env=H100).stdout
+    run_pip(fresh_venv, "uninstall", "-y", "torch-like")
+    check = run_pip(fresh_venv, "check", env=H100, check=False)
+    assert check.stdout.count("requires torch-like, which is not installed") == 1, check.stdout

@@ -241,7 +241,7 @@ def test_an_installed_abi_build_requires_its_dependency_after_its_variant_marker
                                    "abi_dependency": {"torch_like": ["2.8"]}}, static)
     dist = _installed_dist(tmp_path / "pd", "attn-like", pd,
                            ["torch-like", 'kern-t28 ; variant_label == "torch28"', 'kern-t29 ; variant_label == "torch29"'])
-    expected = ["kern-t28", "torch-like", "torch-like==2.8.*"] if markers.supported() else ["torch-like", "torch-like==2.8.*"]
+    expected = ["kern-t28", "torch-like==2.8.*"] if markers.supported() else ["torch-like==2.8.*"]
     assert _deps(dist) == expected
     # P850 spelling: a namespace declared {"builtin": "abi_dependency"}
     p850 = _variant_json("t29", {"abi": {"torch_like": ["2.9"]}}, {"abi": {"builtin": "abi_dependency"}})
@@ -262,7 +262,22 @@ def test_an_installed_abi_build_binds_nothing_under_no_variants_or_an_override(p
     STATE.command = "install"  # --no-variants: configure_finder set the command, not `enabled`
     assert _deps(dist) == ["torch-like"]
     STATE.enabled = True
-    assert _deps(dist) == ["torch-like", "torch-like==2.8.*"]
+    assert _deps(dist) == ["torch-like==2.8.*"]
+
+
+def test_an_installed_abi_build_merges_into_the_packages_own_requirement(patched, tmp_path):
+    # one requirement of torch-like, not two: pip check names a missing torch once
+    static = {"nvidia": {"static-properties": {}}}
+    pd = _variant_json("torch28", {"abi_dependency": {"torch_like": ["2.8"]}}, static)
+    STATE.enabled = True
+    pinned = _installed_dist(tmp_path / "a", "attn-like", pd, ["Torch_Like>=2.0", "other"])
+    assert _deps(pinned) == ["Torch_Like==2.8.*,>=2.0", "other"]  # (packaging sorts a specifier set)
+    # an extra or a marker of its own: the ABI requirement stands beside it
+    extra = _installed_dist(tmp_path / "b", "attn-like", pd, ["torch-like[cuda]"])
+    assert _deps(extra) == ["torch-like==2.8.*", "torch-like[cuda]"]
+    marked = _installed_dist(tmp_path / "c", "attn-like", pd, ['torch-like ; python_version >= "3"'])
+    deps = _deps(marked)
+    assert len(deps) == 2 and "torch-like==2.8.*" in deps and "python_version" in deps[0]
 
 
 def test_an_installed_build_is_read_once_per_distribution(patched, tmp_path, monkeypatch):
@@ -275,7 +290,7 @@ def test_an_installed_build_is_read_once_per_distribution(patched, tmp_path, mon
     original = abi_resolution.installed_abi_requirements
     monkeypatch.setattr(abi_resolution, "installed_abi_requirements", lambda d: reads.append(d) or original(d))
     STATE.enabled = True
-    assert _deps(dist) == _deps(dist) == ["torch-like", "torch-like==2.8.*"]
+    assert _deps(dist) == _deps(dist) == ["torch-like==2.8.*"]
     assert len(reads) == 1
     monkeypatch.setenv("VARIANT_ABI_DEPENDENCY", "torch-like==2.9.0")  # another context: read again
     assert _deps(dist) == ["torch-like"]

@@ -263,7 +263,8 @@ def test_old_pip_fallback_is_silent_where_only_unrequested_extras_have_variant_m
 
 def test_old_pip_fallback_keeps_a_dependency_only_named_like_a_marker(patched, tmp_path, caplog):
     # a project or an extra may be called variant_label: only a marker is one
-    requires = ["variant_label>=1.0", "tool[variant_features]", 'other ; python_version >= "3"']
+    requires = ["variant_label>=1.0", "tool[variant_features]", 'other ; python_version >= "3"',
+                'x ; extra == "variant_label"']
     wheel = build_wheel(tmp_path, "plain-pkg", "1.0", requires=requires)
     with caplog.at_level(logging.WARNING, logger="pip_variants"):
         assert markers._without_variant_markers(_wheel_dist(wheel, "plain-pkg"), ()) is None  # pip's own list
