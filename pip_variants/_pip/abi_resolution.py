@@ -98,6 +98,11 @@ def installed_abi_requirements(dist: Any) -> Tuple[Any, ...]:
 
 def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
     def resolve(self: Any, root_reqs: Any, *args: Any, **kwargs: Any) -> Any:
+        # pip 26's in-process build dependencies resolve inside the command's
+        # own resolution, with the same finder: theirs is a binding of its own
+        # (the build environment), and the command's comes back afterwards.
+        nested = STATE.resolve_depth > 0
+        outer = _abi_state() if nested else None
         if selecting():
             try:
                 factory = self.factory
@@ -137,14 +142,41 @@ def _wrap_resolve(original: Callable[..., Any]) -> Callable[..., Any]:
                     STATE.abi_context.bind(installed, named, eager, keeps)
             except Exception as exc:
                 messages.internal_error("Resolver.resolve", exc)
+        STATE.resolve_depth += 1
         try:
             result = original(self, root_reqs, *args, **kwargs)
         finally:
-            _close_pool(self)
-        _check_kept_builds(self)
+            STATE.resolve_depth -= 1
+            if outer is not None:
+                _restore_abi_state(outer)
+            else:
+                _close_pool(self)
+        if not nested:
+            _check_kept_builds(self)
         return result
 
     return resolve
+
+
+_BINDING = ("installed", "installed_reader", "named", "all_changing", "kept")
+
+
+def _abi_state() -> Tuple[Any, ...]:
+    ctx = STATE.abi_context
+    fields = None if ctx is None else tuple(getattr(ctx, name) for name in _BINDING)
+    return STATE.abi_required, STATE.abi_binding, ctx, fields
+
+
+def _restore_abi_state(saved: Tuple[Any, ...]) -> None:
+    try:
+        STATE.abi_required, STATE.abi_binding, ctx, fields = saved
+        if ctx is not None and fields is not None:
+            for name, value in zip(_BINDING, fields):
+                setattr(ctx, name, value)
+        elif STATE.abi_context is not None and STATE.abi_binding is not None:
+            STATE.abi_context.bind(*STATE.abi_binding)  # made during the nested resolution
+    except Exception as exc:
+        messages.internal_error("Resolver.resolve", exc)
 
 
 def _finder_context(resolver: Any) -> Any:
@@ -221,16 +253,22 @@ def _report_moved_dependencies(resolved: Mapping[str, Any]) -> None:
     installed = getattr(abi, "installed", None) or {}
     if abi is None or not installed:
         return
+    from ..abi import value_matches
+
     for (project, version), deps in sorted(STATE.abi_builds.items()):
         build = resolved.get(project)
         if build is None or release_key(project, build.version) != version:
             continue
-        for dep in sorted(deps):
+        if getattr(build, "source_link", None) is None:
+            continue  # an installed build pip keeps: no build was chosen here
+        for dep, values in sorted(deps.items()):
             new, old = resolved.get(dep), installed.get(dep)
             if new is None or old is None or str(new.version) == old or abi.source_for(dep).origin != "installed":
                 continue
             if any(r.project == dep and r.contains(str(new.version)) for r in abi_requirements(build)):
                 continue
+            if not any(value_matches(v, str(new.version)) for v in values):
+                continue  # no build for the new version either: naming it would not help
             messages.warn_once(
                 f"pip-variants: {project} {build.version}: only its builds for the installed {dep} {old} were "
                 f"on offer (the command does not name {dep}), but this install replaces {dep} with "

@@ -103,8 +103,8 @@ def _restore_environment_after(command: Any) -> Optional[Dict[str, Optional[str]
     if getattr(command, "_pip_variants_environment", None) is not None:
         return None  # (a second finder of the same command: the first one's values are the user's)
     saved = {name: os.environ.get(name) for name in _EXPORTED}
-    command._pip_variants_environment = saved
     try:
+        command._pip_variants_environment = saved
         command.enter_context(_environment_kept(saved))
     except Exception:
         # Outside pip's main(): a program that builds pip's finder itself
@@ -128,6 +128,7 @@ def _new_command(command: Any) -> None:
         messages.reset()
         STATE.announced.clear()
         STATE.unread_markers_said.clear()
+        STATE.abi_builds.clear()
     STATE.commands_seen += 1
 
 

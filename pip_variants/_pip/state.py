@@ -125,6 +125,8 @@ class ProcessState:
         self.commands_seen = 0
         #: ... and of those, the ones inside pip's main() that have not ended
         self.commands_running = 0
+        #: resolutions running (pip 26's in-process build dependencies nest one)
+        self.resolve_depth = 0
 
 
 STATE = ProcessState()

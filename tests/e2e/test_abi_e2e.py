@@ -193,6 +193,40 @@ def test_a_held_torch_another_requirement_moves_is_said_with_the_build_taken(fre
     assert "only its builds for the installed" not in err
 
 
+def test_the_moved_torch_line_only_where_naming_torch_would_help(fresh_venv, publish, chain):
+    # no build for the torch that comes: naming it would not help, so no line
+    publish("yf-like", "1.0", abi_release({"t28": ["2.8"]}), requires=["torch-like>=2.9"])
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    _, report, err = pick(fresh_venv, chain, "yf-like", **H100)
+    assert chosen_filename(report_item(report, "yf-like")) == "yf_like-1.0-py3-none-any.whl", err
+    assert "only its builds for the installed" not in err, err
+    # an installed build pip keeps (-U finds no newer version): pip chose no build here
+    publish("xf-like", "1.0", abi_release({"t29": ["2.9"]}), requires=["torch-like>=2.9"])
+    run_pip(fresh_venv, "install", "--no-deps", *index_args(chain), "xf-like", env=H100)
+    proc = run_pip(fresh_venv, "install", "--dry-run", *index_args(chain), "-U", "xf-like", env=H100)
+    assert "Would install torch-like-2.9.0" in proc.stdout, proc.stdout
+    assert "only its builds for the installed" not in proc.stderr, proc.stderr
+
+
+def test_build_dependencies_resolved_in_process_leave_the_commands_binding(fresh_venv, publish, chain, tmp_path):
+    """pip 26's inprocess-build-deps resolves the build dependencies inside the
+    command's resolution: the installed torch-like still decides attn-like's build."""
+    from support.chains import pip_release
+    from support.wheels import BLAS_RELEASE, source_tree_files
+
+    if pip_release(fresh_venv) < (26, 0):
+        pytest.skip("--use-feature=inprocess-build-deps: pip 26.0+")
+    tree = tmp_path / "ext"
+    tree.mkdir()
+    for rel, text in source_tree_files("ext", "1.0", '{"x.txt": "1"}', requires=["pkg"]).items():
+        (tree / rel).write_text(text)
+    publish("pkg", "1.0", BLAS_RELEASE)
+    run_pip(fresh_venv, "install", *index_args(chain), "torch-like==2.8.0", env=H100)
+    _, report, err = pick(fresh_venv, chain, "attn-like", str(tree), "--use-feature=inprocess-build-deps", **H100)
+    assert chosen_filename(report_item(report, "attn-like")) == "attn_like-1.0-py3-none-any-torch28.whl", err
+    assert report_item(report, "torch-like") is None, err  # the installed 2.8.0 stays
+
+
 def test_an_installed_build_that_holds_its_torch_is_named_with_the_way_out(fresh_venv, publish, chain):
     """torch-like 2.8.0 and attn-like's torch28 build installed; meta-like needs
     torch-like>=2.9 and attn-like: naming torch-like would not help (pip keeps
