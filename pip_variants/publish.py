@@ -509,11 +509,17 @@ def make_variant(
             except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError) as exc:
                 raise PublishError(f"{src}: cannot read {metadata_name}: {exc}") from None
             members[metadata_name] = add_requires_dist(metadata, requires, f"{src.name}: {metadata_name}")
+        # A signature of the old RECORD cannot stay valid for the new one.
+        signatures = [n for n in (f"{dist_info}/RECORD.jws", f"{dist_info}/RECORD.p7s") if n in source.names]
         try:
             source.rewrite(dest, record_name=f"{dist_info}/RECORD", replace=members,
-                           date_time=_date_time_of(source.infos))
+                           date_time=_date_time_of(source.infos), drop=signatures)
         except WheelZipError as exc:
             raise PublishError(str(exc)) from None
+        if signatures and warnings is not None:
+            warnings.append(f"{src.name}: {' and '.join(n.rsplit('/', 1)[1] for n in signatures)} left out: "
+                            "it signs the wheel's RECORD, which the variant wheel rewrites; sign the "
+                            "variant wheel again if you publish signatures")
     try:
         load_wheel_metadata(str(dest), label)
     except InvalidVariantMetadata as exc:  # pragma: no cover - the round trip above makes this unlikely

@@ -34,7 +34,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Dict, List, Mapping, Tuple, Union
+from typing import AbstractSet, BinaryIO, Collection, Dict, List, Mapping, Tuple, Union
 
 from ._atomic import replacing
 
@@ -334,10 +334,11 @@ class WheelSource:
         return self._zf.read(name)
 
     def rewrite(self, dest: PathLike, *, record_name: str, replace: Mapping[str, bytes],
-                date_time: Tuple[int, ...]) -> Path:
+                date_time: Tuple[int, ...], drop: Collection[str] = ()) -> Path:
         """Copy this wheel to ``dest`` with the members in ``replace`` (name ->
-        new bytes) replaced in place or added before ``RECORD``, and ``RECORD``
-        (``record_name``) written anew, last. Every other member is copied raw.
+        new bytes) replaced in place or added before ``RECORD``, those in
+        ``drop`` left out, and ``RECORD`` (``record_name``) written anew, last.
+        Every other member is copied raw.
 
         ``dest`` appears atomically (a temporary name in its folder, renamed).
         """
@@ -346,17 +347,18 @@ class WheelSource:
         tmp = dest_path.with_name(f".{dest_path.name[:64]}.{os.getpid()}.tmp")
         with replacing(tmp, dest_path):
             with open(self.path, "rb", buffering=0) as raw, _create(tmp) as out:
-                self._write(RawZipWriter(out.fileno()), raw.fileno(), record_name, replace, date_time)
+                self._write(RawZipWriter(out.fileno()), raw.fileno(), record_name, replace, date_time,
+                            frozenset(drop))
         return dest_path
 
     def _write(self, writer: RawZipWriter, src_fd: int, record_name: str,
-               replace: Mapping[str, bytes], date_time: Tuple[int, ...]) -> None:
+               replace: Mapping[str, bytes], date_time: Tuple[int, ...], drop: AbstractSet[str]) -> None:
         known = _source_record(self._zf, record_name)
         rows: List[str] = []
         seen = set()
         for info in self.infos:
             name = info.filename
-            if name == record_name:
+            if name == record_name or name in drop:
                 continue
             hashed = not info.is_dir() and not name.endswith(_UNHASHED_RECORD_SUFFIXES)
             if name in replace:
@@ -374,7 +376,11 @@ class WheelSource:
                 if row is not None and row[1] == info.file_size:
                     row_hash, size = row
                 else:
-                    row_hash, size = _stream_hash(self._zf, info), info.file_size
+                    try:
+                        row_hash, size = _stream_hash(self._zf, info), info.file_size
+                    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                        raise WheelZipError(f"{self.path}: {name} is damaged ({exc}): the wheel "
+                                            "cannot be installed; build it again") from None
             seen.add(name)
             if hashed:
                 rows.append(f"{_csv_field(name)},{row_hash},{size}")

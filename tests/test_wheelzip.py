@@ -179,3 +179,31 @@ def test_record_fields_read_back_with_csv(name):
     from pip_variants.wheelzip import _csv_field
 
     assert next(csv.reader(io.StringIO(f"{_csv_field(name)},sha256=x,1\n"))) == [name, "sha256=x", "1"]
+
+
+def test_a_damaged_member_it_must_hash_is_refused_with_its_name(tmp_path):
+    src = _wheel(tmp_path / "a.whl", {"demo/__init__.py": (b"x = 1\n" * 2000, zipfile.ZIP_DEFLATED)}, record=False)
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as zf:
+        info = zf.getinfo("demo/__init__.py")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + 5] ^= 0xFF  # inside the deflate stream
+    src.write_bytes(bytes(data))
+    with pytest.raises(WheelZipError, match=r"demo/__init__.py is damaged .*build it again"):
+        rewrite_wheel(src, tmp_path / "b.whl", record_name=RECORD, replace={}, date_time=DT)
+    assert not (tmp_path / "b.whl").exists() and os.listdir(tmp_path) == ["a.whl"]
+
+
+def test_dropped_members_are_left_out_of_the_copy_and_of_record(tmp_path):
+    members = dict(MEMBERS, **{f"{DI}/RECORD.jws": (b'{"signatures": []}', zipfile.ZIP_DEFLATED)})
+    src = _wheel(tmp_path / "a.whl", members)
+    dest = rewrite_wheel(src, tmp_path / "b.whl", record_name=RECORD, replace={}, date_time=DT)
+    with zipfile.ZipFile(dest) as zf:
+        assert f"{DI}/RECORD.jws" in zf.namelist()  # (kept unless asked)
+    from pip_variants.wheelzip import WheelSource
+
+    with WheelSource(src) as source:
+        source.rewrite(tmp_path / "c.whl", record_name=RECORD, replace={}, date_time=DT, drop=[f"{DI}/RECORD.jws"])
+    with zipfile.ZipFile(tmp_path / "c.whl") as zf:
+        assert f"{DI}/RECORD.jws" not in zf.namelist()
+        assert "RECORD.jws" not in zf.read(RECORD).decode()

@@ -72,6 +72,18 @@ def test_make_variant_writes_a_readable_variant_wheel(plain, tmp_path):
     assert plain.exists()
 
 
+def test_a_signature_of_the_old_record_is_left_out_with_a_warning(tmp_path):
+    signed = build_wheel(tmp_path / "signed", "demo-pkg", "1.0",
+                         files={"demo_pkg-1.0.dist-info/RECORD.jws": '{"signatures": []}'})
+    warnings: list = []
+    out = make_variant(signed, tmp_path / "dist", label="cu128", properties=CU128, namespaces=NS, warnings=warnings)
+    with zipfile.ZipFile(out) as zf:
+        assert "demo_pkg-1.0.dist-info/RECORD.jws" not in zf.namelist()
+    _check_record(out)
+    assert warnings == ["demo_pkg-1.0-py3-none-any.whl: RECORD.jws left out: it signs the wheel's RECORD, which "
+                        "the variant wheel rewrites; sign the variant wheel again if you publish signatures"]
+
+
 def test_default_providers_for_known_namespaces(plain, tmp_path):
     out = make_variant(plain, tmp_path, label="tpu", properties=["tpu :: present :: true"],
                        namespaces=["tpu", "aarch64"])
